@@ -1,0 +1,86 @@
+/* mns — modular arithmetic on large primes with alternative number systems.
+ *
+ * The front door: one modulus p, one representation ("backend"), elements
+ * stored as arrays of mns_field_limbs(f) uint64_t words in that backend's own
+ * representation (Montgomery form, PMNS polynomial, RNS residues, ...).
+ *
+ * Element contract (fiat-crypto's tight / loose):
+ *   - set_mpz, mul, sqr, reduce and powm return *tight* elements;
+ *   - add and sub of tight elements return *loose* ones;
+ *   - mul and sqr accept any operand that is a sum or difference of at most
+ *     mns_field_delta(f) + 1 tight elements; reduce makes such an operand tight;
+ *   - the output may alias any input.
+ * Constant time: mul, sqr, add, sub, reduce; powm is constant time in the base
+ * and in the exponent for a given bit length of the exponent. set_mpz and
+ * get_mpz are NOT constant time (they go through GMP's mpz layer).
+ *
+ * Every call that can fail returns a status; mns_last_error() then holds a
+ * human-readable reason for the calling thread.
+ */
+#ifndef MNS_H
+#define MNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MNS_VERSION_MAJOR 0
+#define MNS_VERSION_MINOR 1
+#define MNS_VERSION_PATCH 0
+#define MNS_VERSION_STRING "0.1.0"
+
+typedef enum {
+    MNS_OK = 0,
+    MNS_EINVAL,  /* bad argument: NULL, even or too small modulus, unknown spec */
+    MNS_ENOMEM,  /* allocation failed */
+    MNS_ENOTSUP, /* the backend cannot serve this modulus or this CPU */
+    MNS_EPARSE,  /* malformed parameter file */
+    MNS_ERANGE   /* a value outside what the operation accepts */
+} mns_status;
+
+/* Fixed text for a status code. */
+const char *mns_strerror(mns_status s);
+/* The reason for the last failure in the calling thread ("" if none). */
+const char *mns_last_error(void);
+/* Library version string, e.g. "0.1.0". */
+const char *mns_version(void);
+
+typedef struct mns_field mns_field;
+
+/* spec: "auto", or a backend name with options, e.g. "mont", "pmns",
+ * "pmns-ifma", "pmns-mp:s=3", "rns", "sor", "mpart:k=4,threads=2".
+ * Unknown names or options -> MNS_EINVAL; a backend that cannot serve this p
+ * (or this CPU) -> MNS_ENOTSUP. p must be odd and >= 3. Never aborts.
+ * A NULL spec means "auto". */
+mns_status  mns_field_new(mns_field **f, const mpz_t p, const char *spec);
+void        mns_field_free(mns_field *f);
+/* Backend, kernel and parameters actually used, e.g.
+ * "mont kernel=mulx limbs=32 bits=2048". */
+const char *mns_field_describe(const mns_field *f);
+/* uint64_t words per element. */
+size_t      mns_field_limbs(const mns_field *f);
+/* r <- a mod p (any sign, any size), tight. Not constant time. */
+mns_status  mns_field_set_mpz(const mns_field *f, uint64_t *r, const mpz_t a);
+/* r <- the canonical value in [0, p). Not constant time. */
+void        mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a);
+void        mns_field_mul(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void        mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a);
+void        mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void        mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void        mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a);
+/* Number of free additions before a mul (INT_MAX: add/sub reduce fully). */
+int         mns_field_delta(const mns_field *f);
+/* r <- a^e, tight. e must be >= 0 (e = 0 gives 1, also for a = 0); for a
+ * negative e, r is set to 0 and mns_last_error() says why. Constant time in a
+ * and e for a given bit length of e (the bit length itself is public). */
+void        mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MNS_H */

@@ -1,0 +1,60 @@
+/* The contract between the front door (src/field.c) and a number system.
+ *
+ * A backend is a name and a create function. create() builds an immutable
+ * context for one modulus and fills an mns_backend_inst: the context, its
+ * operations, the element size in words, delta and a description. The front
+ * door owns the instance and calls ops->destroy(ctx) when the field is freed.
+ *
+ * Rules every backend follows (see include/mns.h for the element contract):
+ *   - ctx is immutable after create and may be used from several threads at
+ *     once; scratch is per call (stack or mns_tmp_*), never in ctx.
+ *   - mul, sqr, add, sub, reduce, one: constant time, r may alias a or b.
+ *   - set_mpz / get_mpz may be variable time.
+ *   - powm may be NULL: the front door then runs the shared constant-time
+ *     fixed-window exponentiation of src/exp/ over mul, sqr and one.
+ *   - create never aborts: it returns a status and, on failure, explains
+ *     with mns_error().
+ */
+#ifndef MNS_CORE_BACKEND_H
+#define MNS_CORE_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+#include "mns.h"
+#include "core/opts.h"
+
+typedef struct mns_field_ops {
+    void (*mul)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sqr)(const void *ctx, uint64_t *r, const uint64_t *a);
+    void (*add)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sub)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*reduce)(const void *ctx, uint64_t *r, const uint64_t *a);
+    /* r <- the tight representation of 1. */
+    void (*one)(const void *ctx, uint64_t *r);
+    mns_status (*set_mpz)(const void *ctx, uint64_t *r, const mpz_t a);
+    void (*get_mpz)(const void *ctx, mpz_t r, const uint64_t *a);
+    /* Optional (NULL: shared exponentiation). e >= 0 is guaranteed. */
+    void (*powm)(const void *ctx, uint64_t *r, const uint64_t *a, const mpz_t e);
+    void (*destroy)(void *ctx);
+} mns_field_ops;
+
+#define MNS_DESCRIBE_MAX 256
+
+typedef struct mns_backend_inst {
+    void *ctx;
+    const mns_field_ops *ops;
+    size_t limbs;                     /* uint64_t words per element */
+    int delta;                        /* free additions before a mul */
+    char describe[MNS_DESCRIBE_MAX];  /* "name kernel=... key=value ..." */
+} mns_backend_inst;
+
+typedef struct mns_backend {
+    const char *name;
+    /* p is odd and >= 3 (checked by the front door). opts holds the options
+     * of the spec; the backend rejects (MNS_EINVAL) any key it does not take,
+     * with mns_opts_check(). */
+    mns_status (*create)(mns_backend_inst *out, const mpz_t p, const mns_opts *opts);
+} mns_backend;
+
+#endif

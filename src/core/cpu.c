@@ -1,0 +1,62 @@
+#include "core/cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned mns_cpu_features_raw(void)
+{
+    unsigned f = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("bmi2")) f |= MNS_CPU_BMI2;
+    /* gcc 12 has no "adx" name for __builtin_cpu_supports: read CPUID leaf 7
+     * EBX bit 19 directly. */
+    {
+        unsigned a = 7, b, c = 0, d;
+        __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+        if (b & (1u << 19)) f |= MNS_CPU_ADX;
+    }
+    if (__builtin_cpu_supports("avx2")) f |= MNS_CPU_AVX2;
+    if (__builtin_cpu_supports("avx512f")) f |= MNS_CPU_AVX512F;
+    if (__builtin_cpu_supports("avx512ifma")) f |= MNS_CPU_AVX512IFMA;
+    if (__builtin_cpu_supports("avx512vl")) f |= MNS_CPU_AVX512VL;
+    if (__builtin_cpu_supports("avx512bw")) f |= MNS_CPU_AVX512BW;
+    if (__builtin_cpu_supports("avx512dq")) f |= MNS_CPU_AVX512DQ;
+#endif
+    return f;
+}
+
+unsigned mns_cpu_features(void)
+{
+    const char *env = getenv("MNS_CPU");
+    if (env && strcmp(env, "generic") == 0)
+        return 0;
+    return mns_cpu_features_raw();
+}
+
+int mns_cpu_has_ifma(void)
+{
+    const unsigned need = MNS_CPU_AVX512F | MNS_CPU_AVX512IFMA | MNS_CPU_AVX512VL |
+                          MNS_CPU_AVX512BW | MNS_CPU_AVX512DQ;
+    return (mns_cpu_features() & need) == need;
+}
+
+const char *mns_cpu_features_string(void)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {MNS_CPU_BMI2, "bmi2"},         {MNS_CPU_ADX, "adx"},
+        {MNS_CPU_AVX2, "avx2"},         {MNS_CPU_AVX512F, "avx512f"},
+        {MNS_CPU_AVX512IFMA, "avx512ifma"}, {MNS_CPU_AVX512VL, "avx512vl"},
+        {MNS_CPU_AVX512BW, "avx512bw"}, {MNS_CPU_AVX512DQ, "avx512dq"},
+    };
+    static _Thread_local char buf[128];
+    unsigned f = mns_cpu_features_raw();
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (f & names[i].bit) {
+            if (buf[0]) strcat(buf, " ");
+            strcat(buf, names[i].name);
+        }
+    if (!buf[0]) strcpy(buf, "baseline");
+    return buf;
+}

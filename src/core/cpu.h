@@ -1,0 +1,30 @@
+/* CPU features and the kernel-path override.
+ *
+ * The library is compiled for baseline x86-64; faster kernels are compiled
+ * per function (target attributes) and chosen at context creation from what
+ * the CPU reports. MNS_CPU=generic in the environment forces the portable
+ * kernels everywhere, so tests can run both paths on one machine. */
+#ifndef MNS_CORE_CPU_H
+#define MNS_CORE_CPU_H
+
+enum {
+    MNS_CPU_BMI2 = 1 << 0,  /* mulx */
+    MNS_CPU_ADX = 1 << 1,   /* adcx/adox */
+    MNS_CPU_AVX512F = 1 << 2,
+    MNS_CPU_AVX512IFMA = 1 << 3,
+    MNS_CPU_AVX512VL = 1 << 4,
+    MNS_CPU_AVX512BW = 1 << 5,
+    MNS_CPU_AVX512DQ = 1 << 6,
+    MNS_CPU_AVX2 = 1 << 7
+};
+
+/* Features the kernels may use: what the CPU has, or 0 under MNS_CPU=generic. */
+unsigned mns_cpu_features(void);
+/* What the CPU has, regardless of MNS_CPU. */
+unsigned mns_cpu_features_raw(void);
+/* 1 if every feature of the IFMA kernels (avx512f, ifma, vl, bw, dq) is usable. */
+int mns_cpu_has_ifma(void);
+/* "bmi2 adx avx512f avx512ifma ..." for reports. */
+const char *mns_cpu_features_string(void);
+
+#endif

@@ -1,0 +1,199 @@
+/* The `mont` backend: context, conversions, add/sub, kernel choice. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/cpu.h"
+#include "core/ct.h"
+#include "core/error.h"
+#include "mont/mont.h"
+
+typedef unsigned __int128 u128;
+
+static void export_words(uint64_t *r, size_t n, const mpz_t a)
+{
+    size_t count = 0;
+    memset(r, 0, n * sizeof(uint64_t));
+    mpz_export(r, &count, -1, sizeof(uint64_t), 0, 0, a);
+}
+
+static void import_words(mpz_t r, const uint64_t *a, size_t n)
+{
+    mpz_import(r, n, -1, sizeof(uint64_t), 0, 0, a);
+}
+
+static void mont_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mont_ctx *c = ctx;
+    c->mul(c, r, a, b);
+}
+
+static void mont_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_mont_ctx *c = ctx;
+    c->sqr(c, r, a);
+}
+
+static void mont_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mont_ctx *c = ctx;
+    uint64_t carry = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        u128 s = (u128)a[i] + b[i] + carry;
+        r[i] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+    }
+    mns_mont_final_sub(c, r, r, carry);
+}
+
+static void mont_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mont_ctx *c = ctx;
+    uint64_t borrow = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        u128 d = (u128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    /* a - b < 0: add p back, masked */
+    uint64_t mask = mns_ct_mask_bit(borrow), carry = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        u128 s = (u128)r[i] + (c->p[i] & mask) + carry;
+        r[i] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+    }
+}
+
+static void mont_reduce(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    /* elements are always tight; one masked subtraction also brings any
+     * n-word value below 2p back under p */
+    const mns_mont_ctx *c = ctx;
+    mns_mont_final_sub(c, r, a, 0);
+}
+
+static void mont_one(const void *ctx, uint64_t *r)
+{
+    const mns_mont_ctx *c = ctx;
+    memcpy(r, c->one, c->n * sizeof(uint64_t));
+}
+
+static mns_status mont_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
+{
+    const mns_mont_ctx *c = ctx;
+    mpz_t t, p;
+    mpz_init(t);
+    mpz_roinit_n(p, (const mp_limb_t *)c->p, (mp_size_t)c->n);
+    mpz_mod(t, a, p);
+    mpz_mul_2exp(t, t, 64 * c->n);
+    mpz_mod(t, t, p);
+    export_words(r, c->n, t);
+    mpz_clear(t);
+    return MNS_OK;
+}
+
+static void mont_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
+{
+    const mns_mont_ctx *c = ctx;
+    uint64_t *one = calloc(c->n, sizeof(uint64_t));
+    uint64_t *x = malloc(c->n * sizeof(uint64_t));
+    if (!one || !x) {
+        free(one);
+        free(x);
+        mpz_set_ui(r, 0);
+        mns_error(MNS_ENOMEM, "mont: get_mpz out of memory");
+        return;
+    }
+    one[0] = 1;
+    c->mul(c, x, a, one); /* a R^-1, fully reduced */
+    import_words(r, x, c->n);
+    free(one);
+    free(x);
+}
+
+static void mont_destroy(void *ctx)
+{
+    mns_mont_ctx *c = ctx;
+    if (!c)
+        return;
+    free(c->p);
+    free(c->one);
+    free(c->r2);
+    free(c);
+}
+
+static const mns_field_ops mont_ops = {
+    .mul = mont_mul,
+    .sqr = mont_sqr,
+    .add = mont_add,
+    .sub = mont_sub,
+    .reduce = mont_reduce,
+    .one = mont_one,
+    .set_mpz = mont_set_mpz,
+    .get_mpz = mont_get_mpz,
+    .powm = NULL, /* the shared fixed-window exponentiation */
+    .destroy = mont_destroy,
+};
+
+/* -p^-1 mod 2^64 by Newton iteration (each step doubles the correct bits). */
+static uint64_t neg_inverse_word(uint64_t p0)
+{
+    uint64_t x = p0; /* correct to 3 bits for odd p0 */
+    for (int i = 0; i < 5; i++)
+        x *= 2 - p0 * x;
+    return (uint64_t)0 - x;
+}
+
+static const char *const mont_options[] = {"kernel", NULL};
+
+static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    mns_status st = mns_opts_check(opts, "mont", mont_options);
+    if (st != MNS_OK)
+        return st;
+    const char *want = mns_opts_get(opts, "kernel");
+    if (want && strcmp(want, "generic") != 0)
+        return mns_error(MNS_EINVAL, "mont: unknown kernel \"%s\" (generic)", want);
+
+    mns_mont_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return mns_error(MNS_ENOMEM, "mont: out of memory");
+    c->n = mpz_size(p);
+    c->p = calloc(c->n, sizeof(uint64_t));
+    c->one = calloc(c->n, sizeof(uint64_t));
+    c->r2 = calloc(c->n, sizeof(uint64_t));
+    if (!c->p || !c->one || !c->r2) {
+        mont_destroy(c);
+        return mns_error(MNS_ENOMEM, "mont: out of memory");
+    }
+    export_words(c->p, c->n, p);
+    c->pinv = neg_inverse_word(c->p[0]);
+
+    mpz_t t;
+    mpz_init(t);
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * c->n);
+    mpz_mod(t, t, p);
+    export_words(c->one, c->n, t);
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 128 * c->n);
+    mpz_mod(t, t, p);
+    export_words(c->r2, c->n, t);
+    mpz_clear(t);
+
+    c->mul = mns_mont_mul_generic;
+    c->sqr = mns_mont_sqr_generic;
+    c->kernel = "generic";
+
+    out->ctx = c;
+    out->ops = &mont_ops;
+    out->limbs = c->n;
+    out->delta = INT_MAX;
+    snprintf(out->describe, sizeof out->describe, "mont kernel=%s limbs=%zu bits=%zu", c->kernel,
+             c->n, mpz_sizeinbase(p, 2));
+    return MNS_OK;
+}
+
+const mns_backend mns_backend_mont = {"mont", mont_create};

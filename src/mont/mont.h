@@ -1,0 +1,50 @@
+/* Classical word-by-word Montgomery arithmetic (the `mont` backend).
+ *
+ * Representation: an element x of Z/pZ is stored as the n-word integer
+ * x R mod p, R = 2^(64 n), n = ceil(bits(p) / 64).
+ * Invariant (tight): 0 <= stored value < p. Every operation, add and sub
+ * included, returns a tight value, so loose = tight and delta is unbounded
+ * (mns_field_delta answers INT_MAX).
+ * Constant time: the only data-dependent decisions are the final corrections,
+ * done with masks over every word.
+ */
+#ifndef MNS_MONT_MONT_H
+#define MNS_MONT_MONT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mns_mont_ctx mns_mont_ctx;
+
+/* The kernels: r <- a b R^-1 mod p and r <- a^2 R^-1 mod p, for a, b < p;
+ * r may alias a or b. Same signature for every kernel; chosen at context
+ * creation. */
+typedef void (*mns_mont_mul_fn)(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
+                                const uint64_t *b);
+typedef void (*mns_mont_sqr_fn)(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
+
+struct mns_mont_ctx {
+    size_t n;            /* words per element */
+    uint64_t pinv;       /* -p^-1 mod 2^64 */
+    uint64_t *p;         /* n words */
+    uint64_t *one;       /* R mod p */
+    uint64_t *r2;        /* R^2 mod p */
+    mns_mont_mul_fn mul;
+    mns_mont_sqr_fn sqr;
+    const char *kernel;
+};
+
+/* Portable C kernels (unsigned __int128). */
+void mns_mont_mul_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
+                          const uint64_t *b);
+void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
+
+/* t has 2n words (a double-length product, t < p R); r <- t R^-1 mod p, and t
+ * is clobbered. Shared by the squarings of every kernel. */
+void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t);
+
+/* r <- a - p if a >= p (a < 2p, held as n words plus a carry word hi),
+ * else a; masked. */
+void mns_mont_final_sub(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, uint64_t hi);
+
+#endif
