@@ -28,6 +28,13 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; what is public says so. */
+#if defined(__GNUC__)
+#define MNS_API __attribute__((visibility("default")))
+#else
+#define MNS_API
+#endif
+
 #define MNS_VERSION_MAJOR 0
 #define MNS_VERSION_MINOR 1
 #define MNS_VERSION_PATCH 0
@@ -43,11 +50,11 @@ typedef enum {
 } mns_status;
 
 /* Fixed text for a status code. */
-const char *mns_strerror(mns_status s);
+MNS_API const char *mns_strerror(mns_status s);
 /* The reason for the last failure in the calling thread ("" if none). */
-const char *mns_last_error(void);
+MNS_API const char *mns_last_error(void);
 /* Library version string, e.g. "0.1.0". */
-const char *mns_version(void);
+MNS_API const char *mns_version(void);
 
 typedef struct mns_field mns_field;
 
@@ -56,28 +63,28 @@ typedef struct mns_field mns_field;
  * Unknown names or options -> MNS_EINVAL; a backend that cannot serve this p
  * (or this CPU) -> MNS_ENOTSUP. p must be odd and >= 3. Never aborts.
  * A NULL spec means "auto". */
-mns_status  mns_field_new(mns_field **f, const mpz_t p, const char *spec);
-void        mns_field_free(mns_field *f);
+MNS_API mns_status  mns_field_new(mns_field **f, const mpz_t p, const char *spec);
+MNS_API void        mns_field_free(mns_field *f);
 /* Backend, kernel and parameters actually used, e.g.
  * "mont kernel=mulx limbs=32 bits=2048". */
-const char *mns_field_describe(const mns_field *f);
+MNS_API const char *mns_field_describe(const mns_field *f);
 /* uint64_t words per element. */
-size_t      mns_field_limbs(const mns_field *f);
+MNS_API size_t      mns_field_limbs(const mns_field *f);
 /* r <- a mod p (any sign, any size), tight. Not constant time. */
-mns_status  mns_field_set_mpz(const mns_field *f, uint64_t *r, const mpz_t a);
+MNS_API mns_status  mns_field_set_mpz(const mns_field *f, uint64_t *r, const mpz_t a);
 /* r <- the canonical value in [0, p). Not constant time. */
-void        mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a);
-void        mns_field_mul(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
-void        mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a);
-void        mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
-void        mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
-void        mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a);
+MNS_API void        mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a);
+MNS_API void        mns_field_mul(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+MNS_API void        mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a);
+MNS_API void        mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+MNS_API void        mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
+MNS_API void        mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a);
 /* Number of free additions before a mul (INT_MAX: add/sub reduce fully). */
-int         mns_field_delta(const mns_field *f);
+MNS_API int         mns_field_delta(const mns_field *f);
 /* r <- a^e, tight. e must be >= 0 (e = 0 gives 1, also for a = 0); for a
  * negative e, r is set to 0 and mns_last_error() says why. Constant time in a
  * and e for a given bit length of e (the bit length itself is public). */
-void        mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e);
+MNS_API void        mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e);
 
 #ifdef __cplusplus
 }

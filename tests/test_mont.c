@@ -10,8 +10,8 @@ int main(void)
     mt_init("test_mont");
     mpz_t p;
     mpz_init(p);
-    const mt_field_opts quick = {.iters = 20, .chain = 300, .powms = 2};
-    const mt_field_opts light = {.iters = 3, .chain = 30, .powms = 1};
+    const mt_field_opts quick = {.iters = 20, .chain = 300, .powms = 8};
+    const mt_field_opts light = {.iters = 3, .chain = 30, .powms = 3};
 
     /* every size from 2 bits... to 8 words bit by bit near word edges */
     static const size_t sizes[] = {2,   3,   5,   31,  63,  64,  65,  127, 128,  129, 191, 192,

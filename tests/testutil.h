@@ -72,7 +72,7 @@ mt_op_kind mt_op_pick(void);
 typedef struct mt_field_opts {
     unsigned iters;      /* random rounds of mul/sqr/add/sub */
     unsigned chain;      /* length of the multiplication chain */
-    unsigned powms;      /* random exponentiations */
+    unsigned powms;      /* exponentiations: the first six structured, then random */
     int allow_notsup;    /* MNS_ENOTSUP is a skip, not a failure */
 } mt_field_opts;
 long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *o);

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <gmp.h>
 
 typedef struct mns_mont_ctx mns_mont_ctx;
 
@@ -32,12 +33,18 @@ struct mns_mont_ctx {
     mns_mont_mul_fn mul;
     mns_mont_sqr_fn sqr;
     const char *kernel;
+    size_t mpn_scratch;  /* words of scratch the mpn kernels need */
 };
 
 /* Portable C kernels (unsigned __int128). */
 void mns_mont_mul_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
 void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
+
+/* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */
+void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
+size_t mns_mont_mpn_scratch(size_t n);
 
 /* t has 2n words (a double-length product, t < p R); r <- t R^-1 mod p, and t
  * is clobbered. Shared by the squarings of every kernel. */

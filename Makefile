@@ -1,0 +1,51 @@
+# The two commands of the README, and the longer targets beside them.
+#   make bench   installs what is missing, builds, prints the comparison with
+#                GMP and OpenSSL and writes bench-out/bench.png
+#   make check   installs what is missing, builds with -Werror and runs the tests
+BUILD ?= build
+PYTHON ?= python3
+JOBS ?= 2
+PREFIX ?= /usr/local
+CMAKE_FLAGS ?=
+
+.PHONY: all deps deps-py build check check-sanitize check-slow bench bench-full install clean
+
+all: build
+
+deps:
+	@MNS_PY_MODULES="" sh scripts/install-deps.sh
+
+deps-py:
+	@MNS_PY_MODULES="matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DMNS_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+check: build
+	cd $(BUILD) && ctest -L fast --output-on-failure -j $(JOBS)
+
+check-sanitize: deps
+	@cmake -S . -B $(BUILD)-sanitize -DMNS_WERROR=ON -DMNS_SANITIZE=ON -DMNS_BUILD_BENCH=OFF \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-sanitize -j $(JOBS)
+	cd $(BUILD)-sanitize && ctest -L fast -LE nosanitize --output-on-failure -j $(JOBS)
+
+check-slow: build
+	cd $(BUILD) && ctest -L slow --output-on-failure -j $(JOBS)
+
+bench: build deps-py
+	@mkdir -p bench-out
+	$(BUILD)/bench/mns-bench --json bench-out/bench.json
+	$(PYTHON) bench/plot.py bench-out/bench.json bench-out/bench.png
+
+bench-full: build deps-py
+	@mkdir -p bench-out
+	$(BUILD)/bench/mns-bench --full --json bench-out/bench-full.json
+	$(PYTHON) bench/plot.py bench-out/bench-full.json bench-out/bench-full.png
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-sanitize bench-out

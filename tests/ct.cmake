@@ -1,0 +1,17 @@
+# Constant-time tests under valgrind memcheck (secrets marked undefined).
+# valgrind's CPU model has no AVX-512, so these check the portable kernels
+# (MNS_CPU=generic) and the default non-IFMA ones; IFMA kernels are checked
+# for branch-freedom separately. Not run under the sanitizers.
+find_program(VALGRIND valgrind)
+add_executable(ctime ${CMAKE_CURRENT_SOURCE_DIR}/ct/ctime.c)
+target_link_libraries(ctime PRIVATE mns_static)
+set(MNS_CT_SPECS mont mont:kernel=generic)
+if(VALGRIND AND NOT MNS_SANITIZE)
+  add_test(NAME ctime-valgrind COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
+    $<TARGET_FILE:ctime> ${MNS_CT_SPECS})
+  add_test(NAME ctime-valgrind-selftest COMMAND ${VALGRIND} -q --error-exitcode=42
+    $<TARGET_FILE:ctime> --selftest)
+  set_tests_properties(ctime-valgrind ctime-valgrind-selftest PROPERTIES
+    LABELS "fast;nosanitize" TIMEOUT 900)
+  set_tests_properties(ctime-valgrind-selftest PROPERTIES WILL_FAIL TRUE)
+endif()
