@@ -8,7 +8,8 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-py build check check-sanitize check-slow bench bench-full install clean
+.PHONY: all deps deps-py deps-pytest build python check check-c check-python check-sanitize \
+	check-slow bench bench-full install clean
 
 all: build
 
@@ -18,12 +19,26 @@ deps:
 deps-py:
 	@MNS_PY_MODULES="matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
 
+deps-pytest:
+	@MNS_PY_MODULES="cffi pytest hypothesis cryptography" PYTHON=$(PYTHON) sh scripts/install-deps.sh
+
 build: deps
 	@cmake -S . -B $(BUILD) -DMNS_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-check: build
+check: check-c check-python
+
+check-c: build
 	cd $(BUILD) && ctest -L fast --output-on-failure -j $(JOBS)
+
+# The Python package, built against this tree's static library.
+python: build deps-pytest
+	MNS_BUILD_DIR=$(abspath $(BUILD)) $(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+	  --force-reinstall --no-deps ./python
+
+# Run from python/tests so that the installed package, not the source tree, is imported.
+check-python: python
+	cd python/tests && $(PYTHON) -m pytest -q -p no:cacheprovider .
 
 check-sanitize: deps
 	@cmake -S . -B $(BUILD)-sanitize -DMNS_WERROR=ON -DMNS_SANITIZE=ON -DMNS_BUILD_BENCH=OFF \

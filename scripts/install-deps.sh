@@ -27,7 +27,7 @@ if [ "${MNS_DEPS_PYTHON:-1}" = 1 ]; then
     done
     if [ -n "$pymissing" ]; then
         echo "install-deps: pip install$pymissing"
-        "$PY" -m pip install --quiet --disable-pip-version-check $pymissing ||
+        "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore $pymissing ||
             "$PY" -m pip install --quiet --disable-pip-version-check --break-system-packages $pymissing
     fi
 fi

@@ -1,0 +1,92 @@
+"""mns.Field against Python's own arithmetic (hypothesis), on every backend
+this CPU serves."""
+import os
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import mns
+
+SEED = int(os.environ.get("MNS_TEST_SEED", "0") or 0)
+print(f"test_field.py: hypothesis derandomized, MNS_TEST_SEED={SEED}")
+
+PRIMES = [2**127 - 1, 2**255 - 19, 2**521 - 1, (1 << 1024) - 105, 2**448 - 2**224 - 1]
+BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "rns", "rns-ifma",
+            "mpart:threads=1", "bipartite"]
+
+
+def fields():
+    out = []
+    for p in PRIMES:
+        for b in BACKENDS:
+            try:
+                out.append(mns.Field(p, b))
+            except (mns.NotSupportedError, ValueError):
+                pass
+    return out
+
+
+FIELDS = fields()
+ints = st.integers(min_value=-(2**1100), max_value=2**1100)
+
+
+@pytest.mark.parametrize("F", FIELDS, ids=lambda F: f"{F.p.bit_length()}-{F.describe.split()[0]}")
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(a=ints, b=ints, e=st.integers(min_value=0, max_value=2**600))
+def test_ops(F, a, b, e):
+    p = F.p
+    A, B = F(a), F(b)
+    assert int(A) == a % p
+    assert int(A * B) == a * b % p
+    assert int(A * A) == a * a % p
+    assert int(A + B) == (a + b) % p
+    assert int(A - B) == (a - b) % p
+    assert int(-A) == -a % p
+    assert int(A ** e) == pow(a, e, p)
+    assert A * b == a * b % p
+    assert (3 * A) == 3 * a % p
+
+
+def test_example_from_the_issue():
+    F = mns.Field(2**255 - 19)
+    assert str(F(3) ** 100) == str(pow(3, 100, 2**255 - 19))
+    assert "mns.Element(" in repr(F(3))
+
+
+def test_negative_exponent_is_the_inverse():
+    p = 2**255 - 19
+    F = mns.Field(p)
+    assert int(F(7) ** -1) == pow(7, -1, p)
+    assert int(F(7) ** -5) == pow(7, -5, p)
+
+
+@pytest.mark.parametrize("p,spec", [(4, "mont"), (2, "mont"), (1, "auto"), (-7, "mont"),
+                                    (2**61 - 1, "nosuch"), (2**61 - 1, "mont:x=1"),
+                                    (2**61 - 1, "mont:"), (2**61 - 1, "")])
+def test_bad_input_raises(p, spec):
+    with pytest.raises(ValueError):
+        mns.Field(p, spec)
+
+
+def test_bad_types_raise():
+    with pytest.raises(TypeError):
+        mns.Field(3.5)
+    with pytest.raises(TypeError):
+        mns.Field(2**61 - 1, backend=3)
+    F = mns.Field(2**61 - 1)
+    with pytest.raises(TypeError):
+        F("12")
+    with pytest.raises(TypeError):
+        F(2) ** 1.5
+    with pytest.raises(ValueError):
+        F(2) * mns.Field(2**89 - 1)(3)
+
+
+def test_error_message_comes_from_the_library():
+    with pytest.raises(ValueError, match="unknown backend"):
+        mns.Field(2**61 - 1, "nosuch")
+
+
+def test_version_and_features():
+    assert mns.version().count(".") == 2
+    assert isinstance(mns.cpu_features(), str)
