@@ -44,7 +44,7 @@ check-sanitize: deps
 	@cmake -S . -B $(BUILD)-sanitize -DMNS_WERROR=ON -DMNS_SANITIZE=ON -DMNS_BUILD_BENCH=OFF \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
-	cd $(BUILD)-sanitize && ctest -L fast -LE nosanitize --output-on-failure -j $(JOBS)
+	cd $(BUILD)-sanitize && MNS_TEST_SCALE=0.25 ctest -L fast -LE nosanitize --output-on-failure -j $(JOBS)
 
 check-slow: build
 	cd $(BUILD) && ctest -L slow --output-on-failure -j $(JOBS)

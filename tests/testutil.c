@@ -175,9 +175,31 @@ static int expect(chk *c, const uint64_t *x, const mpz_t want, const char *what)
     return ok;
 }
 
-long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *o)
+double mt_scale(void)
+{
+    const char *env = getenv("MNS_TEST_SCALE");
+    double s = env && *env ? atof(env) : 1.0;
+    return s > 0 ? s : 1.0;
+}
+
+unsigned mt_scaled(unsigned count)
+{
+    if (count == 0)
+        return 0;
+    double v = count * mt_scale();
+    return v < 1 ? 1 : (unsigned)v;
+}
+
+long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *opts)
 {
     long before = mt_failed();
+    /* MNS_TEST_SCALE shrinks the counts (sanitizer runs) but keeps every kind
+     * of check: at least one round of each */
+    mt_field_opts scaled = *opts;
+    scaled.iters = mt_scaled(opts->iters);
+    scaled.chain = mt_scaled(opts->chain);
+    scaled.powms = opts->powms < 6 ? opts->powms : 6 + mt_scaled(opts->powms - 6);
+    const mt_field_opts *o = &scaled;
     mns_field *f = NULL;
     mns_status st = mns_field_new(&f, p, spec);
     if (st == MNS_ENOTSUP && o->allow_notsup) {

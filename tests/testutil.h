@@ -32,6 +32,11 @@ uint64_t mt_u64(void);
 /* uniform in [0, n) for small n */
 unsigned long mt_below(unsigned long n);
 
+/* MNS_TEST_SCALE (default 1): a factor on iteration counts, < 1 for slow
+ * builds (the sanitizer run uses 0.25). mt_scaled(n) >= 1 for n >= 1. */
+double mt_scale(void);
+unsigned mt_scaled(unsigned count);
+
 /* Modulus shapes for structured tests. */
 typedef enum {
     MT_MOD_RANDOM,      /* random odd, top bit set */
