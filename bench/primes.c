@@ -1,0 +1,41 @@
+#include "primes.h"
+
+void mb_prime_generate(mpz_t p, unsigned bits, unsigned long seed)
+{
+    gmp_randstate_t rs;
+    mpz_t s;
+    gmp_randinit_mt(rs);
+    mpz_init_set_ui(s, seed);
+    mpz_mul_2exp(s, s, 20);
+    mpz_add_ui(s, s, bits);
+    gmp_randseed(rs, s);
+    do {
+        mpz_urandomb(p, rs, bits);
+        mpz_setbit(p, bits - 1);
+        mpz_nextprime(p, p);
+    } while (mpz_sizeinbase(p, 2) != bits);
+    mpz_clear(s);
+    gmp_randclear(rs);
+}
+
+static const mb_prime_entry *lookup(unsigned bits, unsigned long seed)
+{
+    if (seed == mb_prime_table_seed)
+        for (unsigned i = 0; i < mb_prime_table_len; i++)
+            if (mb_prime_table[i].bits == bits)
+                return &mb_prime_table[i];
+    return 0;
+}
+
+int mb_prime_in_table(unsigned bits, unsigned long seed) { return lookup(bits, seed) != 0; }
+
+int mb_prime(mpz_t p, unsigned bits, unsigned long seed)
+{
+    const mb_prime_entry *e = lookup(bits, seed);
+    if (e) {
+        mpz_set_str(p, e->hex, 16);
+        return 1;
+    }
+    mb_prime_generate(p, bits, seed);
+    return 0;
+}
