@@ -1,0 +1,34 @@
+#!/bin/sh
+# Regenerates every shipped PMNS parameter set of this directory.
+# Usage: params/regen.sh [path/to/mns-pmns-gen]   (default: build/tests/mns-pmns-gen)
+# Each file's first line is the exact command that produced it; this script
+# only lists which sets are shipped. The primes are p_B = the smallest prime
+# >= floor(pi * 2^(B-2)) (mns-pmns-gen --pi-bits B).
+set -e
+GEN=${1:-build/tests/mns-pmns-gen}
+DIR=$(dirname "$0")
+one() { # bits word s delta [extra options]
+    b=$1 w=$2 s=$3 d=$4; shift 4
+    f="$DIR/pmns-$b-$w-s$s-d$d$(echo "$*" | sed -e 's/--e trinomial/-tri/' -e 's/ //g').txt"
+    "$GEN" --pi-bits "$b" --word "$w" --s "$s" --delta "$d" "$@" -o "$f"
+}
+# the standard sizes: single precision while LLL is cheap, multi-precision beyond
+for b in 256 512 1024 2048; do
+    for w in s64 u52; do one $b $w 1 0; done
+done
+for b in 1024 2048 3072 4096; do
+    for w in s64 u52; do one $b $w 2 0; done
+done
+for b in 2048 3072 4096 6144 8192; do
+    for w in s64 u52; do one $b $w 3 0; done
+done
+for b in 4096 6144 8192; do
+    for w in s64 u52; do one $b $w 4 0; done
+done
+# the ARITH paper's sizes (Table VI: delta = 5, X^n - X - 1 or X^n - 2)
+for b in 401 807 1214 1621 2029; do
+    for w in s64 u52; do one $b $w 1 5; done
+done
+for b in 2436 2844 3251; do
+    for w in s64 u52; do one $b $w 3 5; done
+done

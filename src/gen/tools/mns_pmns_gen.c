@@ -1,0 +1,250 @@
+/* mns-pmns-gen: generate, check and time PMNS parameter sets.
+ *
+ *   mns-pmns-gen (--p P | --pi-bits B | --random-bits B [--seed S]) [options] [-o FILE]
+ *   mns-pmns-gen --check FILE
+ *   mns-pmns-gen --bench [--sizes 256,512,...] [--kinds s64:1,u52:1,s64:auto,...]
+ *
+ * --pi-bits B takes p = the smallest prime >= floor(pi * 2^(B-2)): a fixed,
+ * documented B-bit prime with no special shape (params/ uses it). Options map
+ * one to one on mns_pmns_gen_opts (include/mns_pmns.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mns_pmns.h"
+#include "gen/tools/pi_prime.h"
+
+static int show_progress(void *arg, const char *stage, int n, double f)
+{
+    (void)arg;
+    fprintf(stderr, "\r%-8s n=%-4d %3.0f%%   ", stage, n, 100 * f);
+    if (!strcmp(stage, "done"))
+        fprintf(stderr, "\n");
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: mns-pmns-gen (--p P | --pi-bits B | --random-bits B [--seed S]) [--word s64|u52]\n"
+            "         [--s S|auto] [--s-max S] [--delta D] [--n N|auto] [--n-max N] [--e binomial|trinomial]\n"
+            "         [--lambda-max L] [--toeplitz-adds T] [--gamma-tries G] [--smooth-n] [--no-improve]\n"
+            "         [--progress] [-o FILE]\n"
+            "       mns-pmns-gen --check FILE\n"
+            "       mns-pmns-gen --bench [--sizes B,B,...] [--kinds s64:1,u52:3,s64:auto,...] [--delta D]\n");
+    return 2;
+}
+
+static int parse_kind(const char *k, mns_pmns_gen_opts *o)
+{
+    char w[8];
+    char sb[8];
+    if (sscanf(k, "%3[a-z0-9]:%7s", w, sb) != 2)
+        return 0;
+    if (!strcmp(w, "s64"))
+        o->word = MNS_PMNS_WORD_S64;
+    else if (!strcmp(w, "u52"))
+        o->word = MNS_PMNS_WORD_U52;
+    else
+        return 0;
+    o->s = strcmp(sb, "auto") ? atoi(sb) : 0;
+    return 1;
+}
+
+static int bench(const char *sizes, const char *kinds, const mns_pmns_gen_opts *base)
+{
+    char sz[512], kd[512];
+    snprintf(sz, sizeof sz, "%s", sizes);
+    printf("%-6s %-9s %4s %4s %5s %6s %9s %8s  %s\n", "bits", "kind", "s", "n", "s*n", "lambda", "rho_bits", "seconds",
+           "n_opt(sigma^s)");
+    for (char *a = strtok(sz, ","); a; a = strtok(NULL, ",")) {
+        unsigned long bits = strtoul(a, NULL, 10);
+        mpz_t p;
+        mpz_init(p);
+        mns_pi_prime(p, bits);
+        snprintf(kd, sizeof kd, "%s", kinds);
+        char *save = NULL;
+        for (char *k = strtok_r(kd, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+            mns_pmns_gen_opts o = *base;
+            if (!parse_kind(k, &o)) {
+                fprintf(stderr, "bad kind %s\n", k);
+                return 2;
+            }
+            mns_pmns_params *P = NULL;
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            mns_status st = mns_pmns_generate_var(&P, p, &o);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+            if (st != MNS_OK) {
+                printf("%-6lu %-9s  failed: %s (%.2f s)\n", bits, k, mns_last_error(), sec);
+            } else {
+                int s = mns_pmns_params_s(P), n = mns_pmns_params_n(P);
+                printf("%-6lu %-9s %4d %4d %5d %6ld %9u %8.2f  %d\n", bits, k, s, n, s * n,
+                       mns_pmns_params_lambda(P), mns_pmns_params_rho_bits(P), sec,
+                       mns_pmns_nopt(bits, mns_pmns_params_chunk_bits(P) * (unsigned)s));
+                mns_pmns_params_free(P);
+            }
+            fflush(stdout);
+        }
+        mpz_clear(p);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    mns_pmns_gen_opts o;
+    mns_pmns_gen_opts_init(&o);
+    mpz_t p;
+    mpz_init(p);
+    int have_p = 0, do_bench = 0;
+    const char *out = NULL, *check = NULL, *sizes = "256,512,1024,2048", *kinds = "s64:1,u52:1";
+    char regen[512] = "";
+    unsigned long seed = 1;
+    long random_bits = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV \
+    do { \
+        if (!v) \
+            return usage(); \
+        i++; \
+    } while (0)
+        if (!strcmp(a, "--p")) {
+            NEEDV;
+            if (mpz_set_str(p, v, 0) != 0)
+                return usage();
+            have_p = 1;
+        } else if (!strcmp(a, "--pi-bits")) {
+            NEEDV;
+            mns_pi_prime(p, strtoul(v, NULL, 10));
+            have_p = 2;
+            snprintf(regen, sizeof regen, "mns-pmns-gen --pi-bits %s", v);
+        } else if (!strcmp(a, "--random-bits")) {
+            NEEDV;
+            random_bits = atol(v);
+        } else if (!strcmp(a, "--seed")) {
+            NEEDV;
+            seed = strtoul(v, NULL, 10);
+        } else if (!strcmp(a, "--word")) {
+            NEEDV;
+            if (!strcmp(v, "s64"))
+                o.word = MNS_PMNS_WORD_S64;
+            else if (!strcmp(v, "u52"))
+                o.word = MNS_PMNS_WORD_U52;
+            else
+                return usage();
+        } else if (!strcmp(a, "--s")) {
+            NEEDV;
+            o.s = strcmp(v, "auto") ? atoi(v) : 0;
+        } else if (!strcmp(a, "--s-max")) {
+            NEEDV;
+            o.s_max = atoi(v);
+        } else if (!strcmp(a, "--delta")) {
+            NEEDV;
+            o.delta = atoi(v);
+        } else if (!strcmp(a, "--n")) {
+            NEEDV;
+            o.n = strcmp(v, "auto") ? atoi(v) : 0;
+        } else if (!strcmp(a, "--n-max")) {
+            NEEDV;
+            o.n_max = atoi(v);
+        } else if (!strcmp(a, "--e")) {
+            NEEDV;
+            if (!strcmp(v, "binomial"))
+                o.eshape = MNS_PMNS_E_BINOMIAL;
+            else if (!strcmp(v, "trinomial"))
+                o.eshape = MNS_PMNS_E_TRINOMIAL;
+            else
+                return usage();
+        } else if (!strcmp(a, "--lambda-max")) {
+            NEEDV;
+            o.lambda_max = atol(v);
+        } else if (!strcmp(a, "--toeplitz-adds")) {
+            NEEDV;
+            o.toeplitz_adds = atoi(v);
+        } else if (!strcmp(a, "--gamma-tries")) {
+            NEEDV;
+            o.gamma_tries = atoi(v);
+        } else if (!strcmp(a, "--smooth-n")) {
+            o.flags |= MNS_PMNS_GEN_SMOOTH_N;
+        } else if (!strcmp(a, "--no-improve")) {
+            o.flags |= MNS_PMNS_GEN_NO_IMPROVE;
+        } else if (!strcmp(a, "--progress")) {
+            o.progress = show_progress;
+        } else if (!strcmp(a, "-o")) {
+            NEEDV;
+            out = v;
+        } else if (!strcmp(a, "--check")) {
+            NEEDV;
+            check = v;
+        } else if (!strcmp(a, "--bench")) {
+            do_bench = 1;
+        } else if (!strcmp(a, "--sizes")) {
+            NEEDV;
+            sizes = v;
+        } else if (!strcmp(a, "--kinds")) {
+            NEEDV;
+            kinds = v;
+        } else {
+            return usage();
+        }
+    }
+    if (check) {
+        mns_pmns_params *P;
+        mns_status st = mns_pmns_params_load_var(&P, check);
+        if (st != MNS_OK) {
+            fprintf(stderr, "%s: %s\n", check, mns_last_error());
+            return 1;
+        }
+        printf("%s: ok: %s\n", check, mns_pmns_params_describe(P));
+        mns_pmns_params_free(P);
+        return 0;
+    }
+    if (do_bench)
+        return bench(sizes, kinds, &o);
+    if (random_bits) {
+        gmp_randstate_t rs;
+        gmp_randinit_default(rs);
+        gmp_randseed_ui(rs, seed);
+        mpz_urandomb(p, rs, (mp_bitcnt_t)random_bits);
+        mpz_setbit(p, (mp_bitcnt_t)random_bits - 1);
+        mpz_nextprime(p, p);
+        gmp_randclear(rs);
+        have_p = 1;
+    }
+    if (!have_p)
+        return usage();
+    mns_pmns_params *P = NULL;
+    mns_status st = mns_pmns_generate_var(&P, p, &o);
+    if (st != MNS_OK) {
+        fprintf(stderr, "mns-pmns-gen: %s: %s\n", mns_strerror(st), mns_last_error());
+        return 1;
+    }
+    if (have_p == 2) {
+        /* the options that differ from the defaults, after --pi-bits */
+        char *t = mns_pmns_params_to_string_var(P, NULL);
+        const char *opt = t ? strstr(t, " --word") : NULL;
+        const char *eol = opt ? strchr(opt, '\n') : NULL;
+        if (opt && eol)
+            snprintf(regen + strlen(regen), sizeof regen - strlen(regen), "%.*s", (int)(eol - opt), opt);
+        free(t);
+    }
+    fprintf(stderr, "%s (%.2f s)\n", mns_pmns_params_describe(P), mns_pmns_params_gen_seconds(P));
+    if (out) {
+        st = mns_pmns_params_save_var(P, out, regen[0] ? regen : NULL);
+        if (st != MNS_OK)
+            fprintf(stderr, "mns-pmns-gen: %s\n", mns_last_error());
+    } else {
+        char *t = mns_pmns_params_to_string_var(P, regen[0] ? regen : NULL);
+        if (t)
+            fputs(t, stdout);
+        free(t);
+    }
+    mns_pmns_params_free(P);
+    mpz_clear(p);
+    return st == MNS_OK ? 0 : 1;
+}
