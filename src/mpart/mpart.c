@@ -1,0 +1,481 @@
+/* The `mpart` (k-way multipartite) and `bipartite` (Kaihara-Takagi)
+ * backends: context, execution of a schedule on the pool, conversions and
+ * the cheap operations. See mpart.h for the arithmetic and
+ * include/mns_mpart.h for what a user may rely on. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/ct.h"
+#include "core/error.h"
+#include "mpart/mpart.h"
+
+typedef unsigned __int128 u128;
+
+static void export_words(uint64_t *r, size_t n, const mpz_t a)
+{
+    size_t count = 0;
+    memset(r, 0, n * sizeof(uint64_t));
+    mpz_export(r, &count, -1, sizeof(uint64_t), 0, 0, a);
+}
+
+/* s (sn words) += x (xn words) at word off, carry carried to the end of s,
+ * without a data-dependent exit */
+static void add_into(uint64_t *s, size_t sn, size_t off, const uint64_t *x, size_t xn)
+{
+    uint64_t c = mpn_add_n((mp_ptr)(s + off), (mp_srcptr)(s + off), (mp_srcptr)x, (mp_size_t)xn);
+    for (size_t i = off + xn; i < sn; i++) {
+        u128 t = (u128)s[i] + c;
+        s[i] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+}
+
+static void product(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn,
+                    int square)
+{
+    if (square && a == b && an == bn)
+        mpn_sqr((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an);
+    else if (an >= bn)
+        mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
+    else
+        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
+}
+
+/* ---- execution ------------------------------------------------------------ */
+
+typedef struct mp_job {
+    const mns_mpart_ctx *c;
+    const mp_scheme *s;
+    const mp_plan *pl;
+    mp_exec *ex;
+    const uint64_t *a, *b;
+    int square;
+    mns_mpart_pool *pool;
+} mp_job;
+
+static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size_t *qarea)
+{
+    size_t scratch = c->mul.scratch > c->sqr.scratch ? c->mul.scratch : c->sqr.scratch;
+    size_t qa = c->mul.qarea > c->sqr.qarea ? c->mul.qarea : c->sqr.qarea;
+    *per_worker = 3 * (c->W + 1) + scratch + 8;
+    *qarea = qa;
+    return (size_t)T * *per_worker + qa + mns_mpart_fold_scratch(&c->fold);
+}
+
+static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
+{
+    size_t pw, qa, total = exec_words(c, T, &pw, &qa);
+    ex->T = T;
+    ex->W = c->W;
+    ex->per_worker = pw;
+    ex->block = aligned_alloc(64, (total * sizeof(uint64_t) + 63) / 64 * 64);
+    if (!ex->block)
+        return 0;
+    ex->qarea = ex->block + (size_t)T * pw;
+    ex->fin = ex->qarea + qa;
+    return 1;
+}
+
+static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, uint64_t *cy,
+                     uint64_t *bw, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const mp_scheme *s = j->s;
+    const size_t W = c->W;
+    uint64_t *qarea = j->ex->qarea;
+    switch (t->kind) {
+    case MP_T_PROD: {
+        const mp_prod *p = &s->prods[t->idx];
+        product(scr, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
+        mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+        if (p->twice)
+            mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+        break;
+    }
+    case MP_T_GROUP: {
+        const mp_group *g = &s->groups[t->idx];
+        uint64_t *S = scr, *tmp = S + g->sz, *qt = tmp;
+        memset(S, 0, g->sz * sizeof(uint64_t));
+        size_t maxp = 0;
+        for (uint32_t k = 0; k < g->count; k++) {
+            const mp_prod *p = &s->prods[g->first + k];
+            size_t pn = p->an + p->bn;
+            if (pn > maxp)
+                maxp = pn;
+            product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
+            add_into(S, g->sz, p->w - g->w, tmp, pn);
+            if (p->twice)
+                add_into(S, g->sz, p->w - g->w, tmp, pn);
+        }
+        qt = tmp + maxp;
+        mns_mpart_acc_add(acc, cy, W, g->w, S, g->sz);
+        if (g->lo)
+            mns_mpart_pmr_q(qarea + g->qlo, S, g->sz, c->mu, g->tlo, qt);
+        if (g->hi)
+            mns_mpart_pbr_q(qarea + g->qhi, S + g->hoff, g->sz - g->hoff, g->hpad,
+                            c->nu + (c->tmax - g->thi), qt);
+        break;
+    }
+    case MP_T_QP: {
+        size_t qn = t->side == MP_LO ? s->qlo_words : s->qhi_words;
+        uint64_t *q = scr, *pr = q + qn;
+        memset(q, 0, qn * sizeof(uint64_t));
+        for (uint32_t g = 0; g < s->ngroups; g++) {
+            const mp_group *gr = &s->groups[g];
+            if (t->side == MP_LO && gr->lo)
+                add_into(q, qn, gr->w, qarea + gr->qlo, gr->tlo);
+            else if (t->side == MP_HI && gr->hi)
+                add_into(q, qn, 0, qarea + gr->qhi, gr->thi + 1);
+        }
+        product(pr, q, qn, c->p + t->pa, t->pb - t->pa, 0);
+        if (t->side == MP_LO)
+            mns_mpart_acc_add(acc, cy, W, t->pa, pr, qn + t->pb - t->pa);
+        else
+            mns_mpart_acc_sub(acc, bw, W, c->h + t->pa, pr, qn + t->pb - t->pa);
+        break;
+    }
+    }
+}
+
+static void run_worker(void *arg, int w)
+{
+    const mp_job *j = arg;
+    const size_t W = j->c->W;
+    uint64_t *acc = j->ex->block + (size_t)w * j->ex->per_worker;
+    uint64_t *cy = acc + W + 1, *bw = cy + W + 1, *scr = bw + W + 1;
+    memset(acc, 0, 3 * (W + 1) * sizeof(uint64_t));
+    const mp_plan *pl = j->pl;
+    for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 1]; k++)
+        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
+    if (pl->barrier && j->pool)
+        mns_mpart_pool_barrier(j->pool);
+    for (uint32_t k = pl->start[2 * w + 1]; k < pl->start[2 * w + 2]; k++)
+        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
+    mns_mpart_acc_settle(acc, cy, bw, W);
+}
+
+/* sum of the accumulators mod beta^W, then R = sum / beta^h, then the fold */
+static void finish(const mns_mpart_ctx *c, mp_exec *ex, uint64_t *r)
+{
+    uint64_t *acc0 = ex->block;
+    for (int w = 1; w < ex->T; w++)
+        mpn_add_n((mp_ptr)acc0, (mp_srcptr)acc0, (mp_srcptr)(ex->block + (size_t)w * ex->per_worker),
+                  (mp_size_t)c->W);
+    mns_mpart_fold_run(&c->fold, c->p, r, acc0 + c->h, ex->fin);
+}
+
+static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r, const uint64_t *a,
+                       const uint64_t *b, int square)
+{
+    mns_mpart_ctx *c = (mns_mpart_ctx *)cc; /* the pool and its buffers are the mutable part */
+    mp_job j = {c, s, &s->pool_plan, &c->pexec, a, b, square, c->pool};
+    if (pthread_mutex_trylock(&c->busy) == 0) {
+        if (c->pool)
+            mns_mpart_pool_run(c->pool, run_worker, &j);
+        else
+            run_worker(&j, 0);
+        finish(c, &c->pexec, r);
+        pthread_mutex_unlock(&c->busy);
+        return;
+    }
+    /* another thread holds the pool: do the whole product on this thread
+     * with buffers of its own rather than wait */
+    mp_exec ex;
+    if (exec_init(&ex, c, 1)) {
+        j.ex = &ex;
+        j.pl = &s->seq_plan;
+        j.pool = NULL;
+        run_worker(&j, 0);
+        finish(c, &ex, r);
+        free(ex.block);
+        return;
+    }
+    pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
+    if (c->pool)
+        mns_mpart_pool_run(c->pool, run_worker, &j);
+    else
+        run_worker(&j, 0);
+    finish(c, &c->pexec, r);
+    pthread_mutex_unlock(&c->busy);
+}
+
+/* ---- field operations ------------------------------------------------------- */
+
+static void mp_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mpart_ctx *c = ctx;
+    run_scheme(c, &c->mul, r, a, b, 0);
+}
+
+static void mp_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_mpart_ctx *c = ctx;
+    if (c->sqr_is_mul)
+        run_scheme(c, &c->mul, r, a, a, 0);
+    else
+        run_scheme(c, &c->sqr, r, a, a, 1);
+}
+
+static void mp_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mpart_ctx *c = ctx;
+    uint64_t cy = mpn_add_n((mp_ptr)r, (mp_srcptr)a, (mp_srcptr)b, (mp_size_t)c->n);
+    mns_mpart_csub(r, cy, c->p, c->n);
+}
+
+static void mp_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_mpart_ctx *c = ctx;
+    uint64_t bw = mpn_sub_n((mp_ptr)r, (mp_srcptr)a, (mp_srcptr)b, (mp_size_t)c->n);
+    uint64_t mask = mns_ct_mask_bit(bw), carry = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        u128 s = (u128)r[i] + (c->p[i] & mask) + carry;
+        r[i] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+    }
+}
+
+static void mp_reduce(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_mpart_ctx *c = ctx;
+    if (r != a)
+        memcpy(r, a, c->n * sizeof(uint64_t));
+    mns_mpart_csub(r, 0, c->p, c->n);
+}
+
+static void mp_one(const void *ctx, uint64_t *r)
+{
+    const mns_mpart_ctx *c = ctx;
+    memcpy(r, c->one, c->n * sizeof(uint64_t));
+}
+
+static mns_status mp_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
+{
+    const mns_mpart_ctx *c = ctx;
+    mpz_t t;
+    mpz_init(t);
+    mpz_mod(t, a, c->pz);
+    mpz_mul_2exp(t, t, 64 * c->h);
+    mpz_mod(t, t, c->pz);
+    export_words(r, c->n, t);
+    mpz_clear(t);
+    return MNS_OK;
+}
+
+static void mp_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
+{
+    const mns_mpart_ctx *c = ctx;
+    mpz_import(r, c->n, -1, sizeof(uint64_t), 0, 0, a);
+    mpz_mul(r, r, c->rinv);
+    mpz_mod(r, r, c->pz);
+}
+
+static void mp_destroy(void *ctx)
+{
+    mns_mpart_ctx *c = ctx;
+    if (!c)
+        return;
+    mns_mpart_pool_free(c->pool);
+    pthread_mutex_destroy(&c->busy);
+    mns_mpart_scheme_free(&c->mul);
+    if (!c->sqr_is_mul)
+        mns_mpart_scheme_free(&c->sqr);
+    free(c->pexec.block);
+    free(c->p);
+    free(c->mu);
+    free(c->nu);
+    free(c->one);
+    free(c->fold.fmu);
+    mpz_clears(c->pz, c->rinv, NULL);
+    free(c);
+}
+
+static const mns_field_ops mpart_ops = {
+    .mul = mp_mul,
+    .sqr = mp_sqr,
+    .add = mp_add,
+    .sub = mp_sub,
+    .reduce = mp_reduce,
+    .one = mp_one,
+    .set_mpz = mp_set_mpz,
+    .get_mpz = mp_get_mpz,
+    .powm = NULL, /* the shared fixed-window exponentiation over mul and sqr */
+    .destroy = mp_destroy,
+};
+
+/* ---- creation ----------------------------------------------------------------- */
+
+static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char *name,
+                                long ka, long kb, long T, int plan_pref)
+{
+    mns_mpart_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return mns_error(MNS_ENOMEM, "%s: out of memory", name);
+    mpz_inits(c->pz, c->rinv, NULL);
+    pthread_mutex_init(&c->busy, NULL);
+    c->sqr_is_mul = 1;
+    mns_status st = MNS_ENOMEM;
+    const size_t n = mpz_size(p);
+    c->n = n;
+    c->h = (n + 1) / 2;
+    c->plan_pref = plan_pref;
+    c->bipartite = ka == 1 && kb == 2;
+    /* no empty chunk: c = ceil(n / k), then k = ceil(n / c) */
+    if ((size_t)ka > n)
+        ka = (long)n;
+    if ((size_t)kb > n)
+        kb = (long)n;
+    c->ca = (n + (size_t)ka - 1) / (size_t)ka;
+    c->cb = (n + (size_t)kb - 1) / (size_t)kb;
+    c->ka = (n + c->ca - 1) / c->ca;
+    c->kb = (n + c->cb - 1) / c->cb;
+    c->T = (int)T;
+    mpz_set(c->pz, p);
+
+    mpz_t t, bb;
+    mpz_inits(t, bb, NULL);
+    c->p = calloc(n, sizeof(uint64_t));
+    c->mu = calloc(c->h, sizeof(uint64_t));
+    c->one = calloc(n, sizeof(uint64_t));
+    if (!c->p || !c->mu || !c->one)
+        goto fail;
+    export_words(c->p, n, p);
+    /* mu = -p^-1 mod beta^h */
+    mpz_setbit(bb, 64 * c->h);
+    mpz_invert(t, p, bb);
+    mpz_sub(t, bb, t);
+    export_words(c->mu, c->h, t);
+    /* one = beta^h mod p, rinv = beta^-h mod p */
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * c->h);
+    mpz_mod(t, t, p);
+    export_words(c->one, n, t);
+    mpz_invert(c->rinv, t, p);
+
+    if (!mns_mpart_scheme_build(&c->mul, c, 0))
+        goto fail;
+    if (c->ka == c->kb) {
+        c->sqr_is_mul = 0;
+        if (!mns_mpart_scheme_build(&c->sqr, c, 1))
+            goto fail;
+    }
+    c->tmax = c->mul.tmax;
+    c->F = c->mul.fwords;
+    if (!c->sqr_is_mul) {
+        if (c->sqr.tmax > c->tmax)
+            c->tmax = c->sqr.tmax;
+        if (c->sqr.fwords > c->F)
+            c->F = c->sqr.fwords;
+    }
+    if (c->F < n + 1)
+        c->F = n + 1;
+    c->W = c->h + c->F;
+    /* nu = floor(beta^(n + tmax) / p): its top t + 1 words are nu_t */
+    c->nu = calloc(c->tmax + 1, sizeof(uint64_t));
+    if (!c->nu)
+        goto fail;
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * (n + c->tmax));
+    mpz_fdiv_q(t, t, p);
+    export_words(c->nu, c->tmax + 1, t);
+    /* the fold: fmu = floor(2^(64F + 1) / p), sized ceil((64F - bits + 2) / 64) */
+    c->fold.n = n;
+    c->fold.F = c->F;
+    c->fold.bits = mpz_sizeinbase(p, 2);
+    c->fold.q1n = c->F - (c->fold.bits - 1) / 64;
+    c->fold.mun = (64 * c->F - c->fold.bits + 2 + 63) / 64;
+    c->fold.fmu = calloc(c->fold.mun, sizeof(uint64_t));
+    if (!c->fold.fmu)
+        goto fail;
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * c->F + 1);
+    mpz_fdiv_q(t, t, p);
+    export_words(c->fold.fmu, c->fold.mun, t);
+
+    if (!mns_mpart_plan_build(&c->mul.seq_plan, &c->mul, c, 1) ||
+        !mns_mpart_plan_build(&c->mul.pool_plan, &c->mul, c, c->T))
+        goto fail;
+    if (!c->sqr_is_mul && (!mns_mpart_plan_build(&c->sqr.seq_plan, &c->sqr, c, 1) ||
+                           !mns_mpart_plan_build(&c->sqr.pool_plan, &c->sqr, c, c->T)))
+        goto fail;
+    if (!exec_init(&c->pexec, c, c->T))
+        goto fail;
+    if (c->T > 1 && !(c->pool = mns_mpart_pool_new(c->T))) {
+        st = mns_error(MNS_ENOMEM, "%s: cannot start %d threads", name, c->T);
+        goto fail_quiet;
+    }
+    mpz_clears(t, bb, NULL);
+    out->ctx = c;
+    out->ops = &mpart_ops;
+    out->limbs = n;
+    out->delta = INT_MAX;
+    snprintf(out->describe, sizeof out->describe,
+             "%s kernel=gmp-mpn k=%zux%zu threads=%d plan=%s barrier=%d limbs=%zu bits=%zu h=%zu "
+             "F=%zu",
+             name, c->ka, c->kb, c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n,
+             mpz_sizeinbase(p, 2), c->h, c->F);
+    return MNS_OK;
+fail:
+    st = mns_error(MNS_ENOMEM, "%s: out of memory", name);
+fail_quiet:
+    mpz_clears(t, bb, NULL);
+    mp_destroy(c);
+    return st;
+}
+
+static mns_status parse_threads(const mns_opts *opts, const char *name, const mpz_t p, long *T)
+{
+    *T = mns_mpart_default_threads(mpz_sizeinbase(p, 2));
+    return mns_opts_get_long(opts, name, "threads", 1, 64, T);
+}
+
+static mns_status parse_plan(const mns_opts *opts, const char *name, int *pref)
+{
+    const char *v = mns_opts_get(opts, "plan");
+    *pref = 0;
+    if (!v || strcmp(v, "auto") == 0)
+        return MNS_OK;
+    if (strcmp(v, "chain") == 0)
+        *pref = 1;
+    else if (strcmp(v, "lpt") == 0)
+        *pref = 2;
+    else
+        return mns_error(MNS_EINVAL, "%s: unknown plan \"%s\" (auto, chain, lpt)", name, v);
+    return MNS_OK;
+}
+
+static const char *const mpart_options[] = {"k", "threads", "plan", NULL};
+
+static mns_status mpart_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    mns_status st = mns_opts_check(opts, "mpart", mpart_options);
+    long T, k;
+    int pref;
+    if (st != MNS_OK || (st = parse_threads(opts, "mpart", p, &T)) != MNS_OK ||
+        (st = parse_plan(opts, "mpart", &pref)) != MNS_OK)
+        return st;
+    k = mns_mpart_default_k((int)T);
+    if ((st = mns_opts_get_long(opts, "mpart", "k", 1, 64, &k)) != MNS_OK)
+        return st;
+    return create_common(out, p, "mpart", k, k, T, pref);
+}
+
+static const char *const bipartite_options[] = {"threads", "plan", NULL};
+
+static mns_status bipartite_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    mns_status st = mns_opts_check(opts, "bipartite", bipartite_options);
+    long T;
+    int pref;
+    if (st != MNS_OK || (st = parse_threads(opts, "bipartite", p, &T)) != MNS_OK ||
+        (st = parse_plan(opts, "bipartite", &pref)) != MNS_OK)
+        return st;
+    /* Kaihara-Takagi: A whole, B in two halves; A B_0 by PMR, A B_1 by PBR */
+    return create_common(out, p, "bipartite", 1, 2, T, pref);
+}
+
+const mns_backend mns_backend_mpart = {"mpart", mpart_create};
+const mns_backend mns_backend_bipartite = {"bipartite", bipartite_create};

@@ -1,0 +1,207 @@
+/* Multipartite modular multiplication (Giorgi, Imbert, Izard, "Multipartite
+ * Modular Multiplication", 2011): the internal side of the `mpart`,
+ * `bipartite`, `mpart-mont` and `mpart-barrett` backends.
+ *
+ * Radix beta = 2^64, P odd with n words (beta^(n-1) <= P < beta^n), h =
+ * ceil(n/2). A is cut into ka chunks of ca = ceil(n/ka) words, B into kb
+ * chunks of cb = ceil(n/kb) words (the last chunk of each may be shorter; a
+ * chunk count is lowered until no chunk is empty). Product A_i B_j has weight
+ * w = i ca + j cb words.
+ *
+ * Products of equal weight form a *group* (the i + j classes of the paper's
+ * section 3.4, where the partial products of one weight are summed before a
+ * single reduction). With S_g the sum of a group and w_g its weight:
+ *   - lo (w_g < h): a Montgomery quotient (PMR, Algorithm 1)
+ *       Q_g = (S_g mod beta^(h - w_g)) mu mod beta^(h - w_g),
+ *     mu = -P^-1 mod beta^h, so S_g beta^w_g + Q_g beta^w_g P = 0 mod beta^h;
+ *   - hi (a product reaches above word n + h): a Barrett quotient (PBR,
+ *     Algorithm 2) of C = S_g beta^(w_g - h) by P from its words above n,
+ *       Q_g = floor(floor(C / beta^n) nu_t / beta^t),  nu_t = floor(beta^(n+t) / P),
+ *     so 0 <= C - Q_g P < beta^n + 2P (bound (5) of the paper);
+ *   - a group can be both (k = 1: one product, reduced from both ends, the
+ *     combined remainder is < beta^n + 3P + 1) or neither (a middle group,
+ *     left as it is: S_g beta^(w_g - h) < (its bound) beta^n).
+ * The quotients are summed (Lemma 5: Q_lo = sum Q_g beta^w_g < g_lo beta^h,
+ * Q_hi = sum Q_g) and multiplied by P once per side, possibly in pieces of P on
+ * several threads. Then
+ *     R = (A B + Q_lo P - Q_hi P beta^h) / beta^h = A B beta^-h (mod P),
+ * with 0 <= R < bound < beta^F, the bound computed exactly (mpz) at context
+ * creation from the chunk sizes. A last small reduction (fold) takes R from F
+ * words to [0, P). So the stored element is x beta^h mod P, and mul gives
+ * (a beta^h)(b beta^h) beta^-h = ab beta^h: the Montgomery-like domain of the
+ * paper, converted by set_mpz / get_mpz.
+ *
+ * Accumulation: each thread owns a W = h + F word accumulator and adds its
+ * products and its pieces of Q_lo P (at their weights), subtracts its pieces
+ * of Q_hi P (at weight h + piece offset), all modulo beta^W: the true total
+ * R beta^h lies in [0, beta^W), so the sum of the accumulators mod beta^W is
+ * exact, and whatever lies above word W in a product can be dropped. The
+ * carries and borrows out of each addition are kept in two side vectors
+ * instead of being propagated (propagation would be data dependent and
+ * O(W) per product); each thread applies them once at the end.
+ */
+#ifndef MNS_MPART_MPART_H
+#define MNS_MPART_MPART_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+
+#include "mns_mpart.h"
+#include "mpart/pool.h"
+
+/* ---- PMR, PBR and the final reduction (reduce.c) ------------------------- */
+
+/* Algorithm 1, PMR. c has m words, p has n words (odd), mu = -p^-1 mod
+ * beta^t (t words), 1 <= t and n + t <= m. r (m - t words) <- R = c beta^-t
+ * mod p with 0 <= R < beta^(m-t): step 3's subtraction is masked. *subs gets
+ * the number of subtractions that were needed (0 or 1; for tests).
+ * scratch: 3 m + 3 t + 4 words. */
+void mns_mpart_pmr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
+                   const uint64_t *mu, size_t t, uint64_t *scratch, int *subs);
+
+/* Algorithm 2, PBR. c has m words, p has n words with p[n-1] != 0, 1 <= t <=
+ * m - n, nu = floor(beta^(n+t) / p) (t + 1 words). r (m - t words) <- R = c
+ * mod p with 0 <= R < beta^(m-t); step 3 runs exactly twice with masks
+ * (Theorem 2: never more is needed). *subs gets how many of the two were
+ * taken. scratch: 3 m + 3 t + 4 words. */
+void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
+                   const uint64_t *nu, size_t t, uint64_t *scratch, int *subs);
+
+/* The quotient of PMR alone: q (t words) <- (s mod beta^t) mu mod beta^t, s
+ * of sn words (sn may be < t). scratch: t + min(sn, t) words. */
+void mns_mpart_pmr_q(uint64_t *q, const uint64_t *s, size_t sn, const uint64_t *mu, size_t t,
+                     uint64_t *scratch);
+
+/* The quotient of PBR alone: q (t + 1 words) <- floor(c1 nu_t / beta^(t-pad))
+ * where c1 = the cn words of the top of C, C1 = c1 beta^pad, t = cn + pad
+ * (see the header comment). scratch: cn + t + 1 words. */
+void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, const uint64_t *nu_t,
+                     uint64_t *scratch);
+
+/* Final reduction of an F-word x (F >= n + 1) to x mod p in n words, by a
+ * Barrett step on bits (p may have a small top word) and two masked
+ * subtractions. */
+typedef struct mns_mpart_fold {
+    size_t n, F, bits;  /* bits of p */
+    size_t q1n, mun;    /* words of floor(x / 2^(bits-1)) and of fmu */
+    uint64_t *fmu;      /* floor(2^(64 F + 1) / p) */
+} mns_mpart_fold;
+size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd);
+void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
+                        const uint64_t *x, uint64_t *scratch);
+
+/* r (n words) <- r - p if r >= p, with masks; r < 2p, held as n words and a
+ * top word hi. */
+void mns_mpart_csub(uint64_t *r, uint64_t hi, const uint64_t *p, size_t n);
+
+/* ---- accumulation modulo beta^W with deferred carries -------------------- */
+
+/* acc, cy, bw each have W + 1 words (the word W collects what falls off the
+ * top and is ignored). */
+void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const uint64_t *x,
+                       size_t xn);
+void mns_mpart_acc_sub(uint64_t *acc, uint64_t *bw, size_t W, size_t off, const uint64_t *x,
+                       size_t xn);
+/* acc <- acc + cy - bw mod beta^W. */
+void mns_mpart_acc_settle(uint64_t *acc, const uint64_t *cy, const uint64_t *bw, size_t W);
+
+/* ---- the multipartite scheme -------------------------------------------- */
+
+typedef struct mp_prod {
+    uint32_t i, j;       /* chunk indices */
+    uint32_t aoff, an;   /* chunk of A: words [aoff, aoff + an) */
+    uint32_t boff, bn;
+    uint32_t w;          /* weight aoff + boff */
+    uint32_t twice;      /* squaring: A_i A_j stands for A_i A_j + A_j A_i */
+    uint32_t group;
+} mp_prod;
+
+typedef struct mp_group {
+    uint32_t w, sz;          /* weight; words of S_g (carries included) */
+    uint32_t first, count;   /* products prods[first .. first + count) */
+    uint32_t lo, hi;
+    uint32_t tlo;            /* lo: h - w */
+    uint32_t hoff, hpad, thi;/* hi: C1 = S[hoff .. sz) beta^hpad, t = thi */
+    uint32_t qlo, qhi;       /* offsets of Q_g in the shared Q area */
+} mp_group;
+
+enum { MP_T_PROD, MP_T_GROUP, MP_T_QP };
+enum { MP_LO, MP_HI };
+
+typedef struct mp_task {
+    uint32_t kind, side, idx, pa, pb; /* MP_T_QP: side, P words [pa, pb) */
+} mp_task;
+
+/* Who does what: tasks of worker w in phase 1 are tasks[start[2w] ..
+ * start[2w+1]), in phase 2 tasks[start[2w+1] .. start[2w+2]). With barrier
+ * set, every worker waits for all at the end of phase 1 (phase-2 tasks read
+ * Q-values written by other workers). */
+typedef struct mp_plan {
+    int T, barrier;
+    const char *name;  /* "table3", "table4", "chain", "lpt", "seq" */
+    uint32_t *start;   /* 2 T + 1 */
+    mp_task *tasks;
+    uint32_t ntasks;
+    double est;        /* estimated cost (model units) */
+} mp_plan;
+
+typedef struct mp_scheme {
+    uint32_t nprods, ngroups;
+    mp_prod *prods;
+    mp_group *groups;
+    int have_lo, have_hi;
+    size_t qlo_words;   /* Q_lo = sum Q_g beta^w_g: h + 1 words */
+    size_t qhi_words;   /* Q_hi = sum Q_g: Tmax + 2 words */
+    size_t qarea;       /* shared Q area words */
+    size_t scratch;     /* per-worker scratch words for any task */
+    size_t tmax;        /* largest Barrett t of the scheme */
+    size_t fwords;      /* words of the exact bound on R (before the fold) */
+    mp_plan pool_plan;  /* for the pool's thread count */
+    mp_plan seq_plan;   /* one thread: the fallback when the pool is busy */
+} mp_scheme;
+
+/* Buffers of one execution: per worker acc/cy/bw/scratch, the Q area and the
+ * caller's final scratch. One block, allocated at context creation for the
+ * pool, or per call for the sequential fallback. */
+typedef struct mp_exec {
+    int T;
+    size_t W, per_worker, scratch;
+    uint64_t *block;
+    uint64_t *qarea;
+    uint64_t *fin;   /* fold scratch + F words of R */
+} mp_exec;
+
+typedef struct mns_mpart_ctx {
+    size_t n, h, F, W;
+    size_t ka, kb, ca, cb;
+    int T;
+    int bipartite;
+    int plan_pref;        /* 0 auto (paper's tables where they apply), 1 chain, 2 lpt */
+    uint64_t *p;          /* n words */
+    uint64_t *mu;         /* -p^-1 mod beta^h, h words */
+    uint64_t *nu;         /* floor(beta^(n + Tmax) / p), Tmax + 1 words */
+    size_t tmax;
+    mns_mpart_fold fold;
+    uint64_t *one;        /* beta^h mod p */
+    mpz_t pz, rinv;       /* p, beta^-h mod p (conversions) */
+    mp_scheme mul, sqr;   /* sqr == mul when ka != kb (flag sqr_is_mul) */
+    int sqr_is_mul;
+    size_t exec_words;
+    mp_exec pexec;        /* the pool's buffers */
+    mns_mpart_pool *pool; /* NULL when T == 1 */
+    pthread_mutex_t busy; /* held while the pool or pexec is in use */
+} mns_mpart_ctx;
+
+/* plan.c */
+int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square);
+void mns_mpart_scheme_free(mp_scheme *s);
+int mns_mpart_plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T);
+void mns_mpart_plan_free(mp_plan *pl);
+
+/* Default chunk count for T threads (Table 5 of the paper; k = 2 below 4). */
+int mns_mpart_default_k(int T);
+/* Default thread count for a modulus of `bits` bits on this machine. */
+int mns_mpart_default_threads(size_t bits);
+
+#endif

@@ -1,0 +1,533 @@
+/* The multipartite scheme (products, groups, their Q-values and sizes) and
+ * the task schedules of section 4: the paper's Tables 3 and 4 for 4 and 6
+ * cores with k = 4, and for any other core count either a "chain" schedule
+ * (one thread owns the Montgomery side and its Q_lo P, one the Barrett side
+ * and its Q_hi P, the middle products balance the rest; no barrier) or an
+ * "lpt" schedule (phase 1 balanced by longest-task-first, one barrier, Q_lo P
+ * and Q_hi P cut in T pieces of P). The choice uses a cost model of GMP's
+ * multiplication measured on this machine, M(a, b) ~ a b^0.7 for a >= b. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpart/mpart.h"
+
+/* model units per barrier (a barrier costs about 1000 TSC ticks; M(128) is
+ * 17000 ticks for 128^1.7 = 3800 units) */
+#define BARRIER_UNITS 250.0
+
+static double cm(size_t a, size_t b)
+{
+    if (a < b) {
+        size_t t = a;
+        a = b;
+        b = t;
+    }
+    if (b == 0)
+        return 0;
+    return (double)a * pow((double)b, 0.7);
+}
+
+static int cmp_prod_w(const void *x, const void *y)
+{
+    const mp_prod *a = x, *b = y;
+    if (a->w != b->w)
+        return a->w < b->w ? -1 : 1;
+    if (a->i != b->i)
+        return a->i < b->i ? -1 : 1;
+    return a->j < b->j ? -1 : (a->j > b->j);
+}
+
+static size_t words_of(const mpz_t x) { return mpz_sgn(x) ? mpz_size(x) : 0; }
+
+int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
+{
+    memset(s, 0, sizeof *s);
+    const size_t n = c->n, h = c->h;
+    size_t cap = c->ka * c->kb;
+    s->prods = calloc(cap, sizeof(mp_prod));
+    s->groups = calloc(cap, sizeof(mp_group));
+    if (!s->prods || !s->groups)
+        return 0;
+    uint32_t np = 0;
+    for (size_t i = 0; i < c->ka; i++)
+        for (size_t j = 0; j < c->kb; j++) {
+            if (square && j < i)
+                continue;
+            mp_prod *p = &s->prods[np++];
+            p->i = (uint32_t)i;
+            p->j = (uint32_t)j;
+            p->aoff = (uint32_t)(i * c->ca);
+            p->an = (uint32_t)(n - p->aoff < c->ca ? n - p->aoff : c->ca);
+            p->boff = (uint32_t)(j * c->cb);
+            p->bn = (uint32_t)(n - p->boff < c->cb ? n - p->boff : c->cb);
+            p->w = p->aoff + p->boff;
+            p->twice = square && i != j;
+        }
+    s->nprods = np;
+    qsort(s->prods, np, sizeof(mp_prod), cmp_prod_w);
+
+    mpz_t smax, t, bound;
+    mpz_inits(smax, t, bound, NULL);
+    size_t qa = 0, maxprod = 0, tmax = 0, grp_scratch = 0;
+    uint32_t ng = 0;
+    for (uint32_t k = 0; k < np;) {
+        mp_group *g = &s->groups[ng];
+        g->w = s->prods[k].w;
+        g->first = k;
+        size_t top = 0;
+        mpz_set_ui(smax, 0);
+        while (k < np && s->prods[k].w == g->w) {
+            mp_prod *p = &s->prods[k];
+            p->group = ng;
+            size_t pw = p->an + p->bn;
+            if (pw > maxprod)
+                maxprod = pw;
+            if (p->w + pw > top)
+                top = p->w + pw;
+            mpz_set_ui(t, p->twice ? 2 : 1);
+            mpz_mul_2exp(t, t, 64 * (pw + p->w - g->w));
+            mpz_add(smax, smax, t);
+            k++;
+        }
+        g->count = k - g->first;
+        mpz_sub_ui(t, smax, 1);
+        g->sz = (uint32_t)words_of(t);
+        g->lo = g->w < h;
+        g->hi = top > n + h;
+        /* the remainder of this group, in units of the result (after the
+         * division by beta^h), per the bounds of Algorithms 1 and 2 */
+        if (g->lo && g->hi) {
+            mpz_set_ui(t, 1);
+            mpz_mul_2exp(t, t, 64 * n);
+            mpz_addmul_ui(t, c->pz, 3);
+            mpz_add_ui(t, t, 1);
+        } else if (g->lo) {
+            mpz_cdiv_q_2exp(t, smax, 64 * (h - g->w));
+            mpz_add(t, t, c->pz);
+        } else if (g->hi) {
+            mpz_set_ui(t, 1);
+            mpz_mul_2exp(t, t, 64 * n);
+            mpz_addmul_ui(t, c->pz, 2);
+        } else {
+            mpz_mul_2exp(t, smax, 64 * (g->w - h));
+        }
+        mpz_add(bound, bound, t);
+        size_t qtmp = 0;
+        if (g->lo) {
+            g->tlo = (uint32_t)(h - g->w);
+            g->qlo = (uint32_t)qa;
+            qa += g->tlo;
+            qtmp = g->tlo + (g->sz < g->tlo ? g->sz : g->tlo);
+            s->have_lo = 1;
+        }
+        if (g->hi) {
+            g->hoff = (uint32_t)(n + h > g->w ? n + h - g->w : 0);
+            g->hpad = (uint32_t)(g->w > n + h ? g->w - n - h : 0);
+            g->thi = g->sz - g->hoff + g->hpad;
+            g->qhi = (uint32_t)qa;
+            qa += g->thi + 1;
+            if (g->thi > tmax)
+                tmax = g->thi;
+            size_t ht = (g->sz - g->hoff) + g->thi + 1;
+            if (ht > qtmp)
+                qtmp = ht;
+            s->have_hi = 1;
+        }
+        if (g->sz + maxprod + qtmp > grp_scratch)
+            grp_scratch = g->sz + maxprod + qtmp;
+        ng++;
+    }
+    s->ngroups = ng;
+    s->qarea = qa + 1;
+    s->qlo_words = h + 1;
+    s->qhi_words = tmax + 2;
+    s->tmax = tmax;
+    mpz_sub_ui(bound, bound, 1);
+    s->fwords = words_of(bound);
+    size_t qmax = s->qlo_words > s->qhi_words ? s->qlo_words : s->qhi_words;
+    size_t qp = qmax + qmax + n;
+    s->scratch = grp_scratch;
+    if (maxprod > s->scratch)
+        s->scratch = maxprod;
+    if (qp > s->scratch)
+        s->scratch = qp;
+    mpz_clears(smax, t, bound, NULL);
+    return 1;
+}
+
+void mns_mpart_scheme_free(mp_scheme *s)
+{
+    free(s->prods);
+    free(s->groups);
+    mns_mpart_plan_free(&s->pool_plan);
+    mns_mpart_plan_free(&s->seq_plan);
+    memset(s, 0, sizeof *s);
+}
+
+void mns_mpart_plan_free(mp_plan *pl)
+{
+    free(pl->start);
+    free(pl->tasks);
+    pl->start = NULL;
+    pl->tasks = NULL;
+}
+
+/* ---- building plans ------------------------------------------------------ */
+
+typedef struct builder {
+    int T;
+    mp_task *list[2][64]; /* per phase, per worker */
+    uint32_t len[2][64];
+    double load[64];
+    uint32_t cap;
+} builder;
+
+static int b_init(builder *b, int T, uint32_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->T = T;
+    b->cap = cap;
+    for (int ph = 0; ph < 2; ph++)
+        for (int w = 0; w < T; w++)
+            if (!(b->list[ph][w] = malloc(cap * sizeof(mp_task))))
+                return 0;
+    return 1;
+}
+
+static void b_free(builder *b)
+{
+    for (int ph = 0; ph < 2; ph++)
+        for (int w = 0; w < b->T; w++)
+            free(b->list[ph][w]);
+}
+
+static void b_add(builder *b, int ph, int w, mp_task t, double cost)
+{
+    b->list[ph][w][b->len[ph][w]++] = t;
+    b->load[w] += cost;
+}
+
+static int b_least(const builder *b)
+{
+    int best = 0;
+    for (int w = 1; w < b->T; w++)
+        if (b->load[w] < b->load[best])
+            best = w;
+    return best;
+}
+
+static double b_max(const builder *b)
+{
+    double m = 0;
+    for (int w = 0; w < b->T; w++)
+        if (b->load[w] > m)
+            m = b->load[w];
+    return m;
+}
+
+static int b_emit(builder *b, mp_plan *pl, int barrier, const char *name, double est)
+{
+    uint32_t total = 0;
+    for (int ph = 0; ph < 2; ph++)
+        for (int w = 0; w < b->T; w++)
+            total += b->len[ph][w];
+    pl->T = b->T;
+    pl->barrier = barrier;
+    pl->name = name;
+    pl->est = est;
+    pl->ntasks = total;
+    pl->start = calloc(2 * (size_t)b->T + 1, sizeof(uint32_t));
+    pl->tasks = calloc(total ? total : 1, sizeof(mp_task));
+    if (!pl->start || !pl->tasks)
+        return 0;
+    uint32_t k = 0;
+    for (int w = 0; w < b->T; w++)
+        for (int ph = 0; ph < 2; ph++) {
+            pl->start[2 * w + ph] = k;
+            memcpy(pl->tasks + k, b->list[ph][w], b->len[ph][w] * sizeof(mp_task));
+            k += b->len[ph][w];
+        }
+    pl->start[2 * b->T] = k;
+    return 1;
+}
+
+static double prod_cost(const mp_prod *p) { return cm(p->an, p->bn) + (double)(p->an + p->bn); }
+
+static double group_cost(const mp_scheme *s, const mp_group *g)
+{
+    double c = 0;
+    for (uint32_t k = 0; k < g->count; k++)
+        c += prod_cost(&s->prods[g->first + k]);
+    if (g->lo)
+        c += cm(g->tlo, g->sz < g->tlo ? g->sz : g->tlo);
+    if (g->hi)
+        c += cm(g->thi + 1, g->sz - g->hoff);
+    return c;
+}
+
+static double qp_cost(const mp_scheme *s, int side, size_t len)
+{
+    return cm(side == MP_LO ? s->qlo_words : s->qhi_words, len);
+}
+
+static mp_task task(uint32_t kind, uint32_t side, uint32_t idx, uint32_t pa, uint32_t pb)
+{
+    mp_task t = {kind, side, idx, pa, pb};
+    return t;
+}
+
+static int is_mid(const mp_group *g) { return !g->lo && !g->hi; }
+
+static int plan_seq(mp_plan *pl, const mp_scheme *s, size_t n)
+{
+    builder b;
+    int ok = b_init(&b, 1, s->nprods + s->ngroups + 2);
+    if (ok) {
+        for (uint32_t g = 0; g < s->ngroups; g++) {
+            const mp_group *gr = &s->groups[g];
+            if (is_mid(gr)) {
+                for (uint32_t k = 0; k < gr->count; k++)
+                    b_add(&b, 0, 0, task(MP_T_PROD, 0, gr->first + k, 0, 0),
+                          prod_cost(&s->prods[gr->first + k]));
+            } else {
+                b_add(&b, 0, 0, task(MP_T_GROUP, 0, g, 0, 0), group_cost(s, gr));
+            }
+        }
+        if (s->have_lo)
+            b_add(&b, 1, 0, task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n), qp_cost(s, MP_LO, n));
+        if (s->have_hi)
+            b_add(&b, 1, 0, task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n), qp_cost(s, MP_HI, n));
+        ok = b_emit(&b, pl, 0, "seq", b_max(&b));
+    }
+    b_free(&b);
+    return ok;
+}
+
+typedef struct cost_idx {
+    double cost;
+    mp_task t;
+} cost_idx;
+
+static int cmp_cost_desc(const void *x, const void *y)
+{
+    const cost_idx *a = x, *b = y;
+    return a->cost > b->cost ? -1 : a->cost < b->cost;
+}
+
+/* the middle products (and, for lpt, the group tasks) largest first */
+static cost_idx *phase1_items(const mp_scheme *s, int groups_too, uint32_t *count)
+{
+    cost_idx *v = calloc(s->nprods + s->ngroups + 1, sizeof(cost_idx));
+    if (!v)
+        return NULL;
+    uint32_t m = 0;
+    for (uint32_t g = 0; g < s->ngroups; g++) {
+        const mp_group *gr = &s->groups[g];
+        if (is_mid(gr)) {
+            for (uint32_t k = 0; k < gr->count; k++) {
+                v[m].cost = prod_cost(&s->prods[gr->first + k]);
+                v[m++].t = task(MP_T_PROD, 0, gr->first + k, 0, 0);
+            }
+        } else if (groups_too) {
+            v[m].cost = group_cost(s, gr);
+            v[m++].t = task(MP_T_GROUP, 0, g, 0, 0);
+        }
+    }
+    qsort(v, m, sizeof(cost_idx), cmp_cost_desc);
+    *count = m;
+    return v;
+}
+
+/* One thread per side, no barrier: valid when no group is both lo and hi. */
+static int plan_chain(mp_plan *pl, const mp_scheme *s, size_t n, int T)
+{
+    for (uint32_t g = 0; g < s->ngroups; g++)
+        if (s->groups[g].lo && s->groups[g].hi)
+            return -1;
+    builder b;
+    uint32_t m = 0;
+    cost_idx *v = NULL;
+    int ok = b_init(&b, T, s->nprods + s->ngroups + 2) && (v = phase1_items(s, 0, &m));
+    if (ok) {
+        int side_w[2] = {0, T > 1 ? 1 : 0};
+        for (uint32_t g = 0; g < s->ngroups; g++) {
+            const mp_group *gr = &s->groups[g];
+            if (!is_mid(gr))
+                b_add(&b, 0, side_w[gr->hi ? 1 : 0], task(MP_T_GROUP, 0, g, 0, 0),
+                      group_cost(s, gr));
+        }
+        if (s->have_lo)
+            b_add(&b, 1, side_w[0], task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n),
+                  qp_cost(s, MP_LO, n));
+        if (s->have_hi)
+            b_add(&b, 1, side_w[1], task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n),
+                  qp_cost(s, MP_HI, n));
+        /* middle products: they feed nobody, so they may go to phase 2 of any
+         * thread; least loaded first */
+        for (uint32_t k = 0; k < m; k++)
+            b_add(&b, 1, b_least(&b), v[k].t, v[k].cost);
+        ok = b_emit(&b, pl, 0, "chain", b_max(&b));
+    }
+    free(v);
+    b_free(&b);
+    return ok;
+}
+
+/* Phase 1 by longest task first, one barrier, then Q_lo P and Q_hi P in T
+ * pieces of P each (piece w of both sides to worker w). */
+static int plan_lpt(mp_plan *pl, const mp_scheme *s, size_t n, int T)
+{
+    builder b;
+    uint32_t m = 0;
+    cost_idx *v = NULL;
+    int ok = b_init(&b, T, s->nprods + s->ngroups + 2) && (v = phase1_items(s, 1, &m));
+    if (ok) {
+        for (uint32_t k = 0; k < m; k++)
+            b_add(&b, 0, b_least(&b), v[k].t, v[k].cost);
+        double ph1 = b_max(&b), ph2 = 0;
+        for (int w = 0; w < T; w++) {
+            uint32_t pa = (uint32_t)(n * (size_t)w / (size_t)T);
+            uint32_t pb = (uint32_t)(n * (size_t)(w + 1) / (size_t)T);
+            if (pb == pa)
+                continue;
+            double c = 0;
+            if (s->have_lo) {
+                b_add(&b, 1, w, task(MP_T_QP, MP_LO, 0, pa, pb), 0);
+                c += qp_cost(s, MP_LO, pb - pa);
+            }
+            if (s->have_hi) {
+                b_add(&b, 1, w, task(MP_T_QP, MP_HI, 0, pa, pb), 0);
+                c += qp_cost(s, MP_HI, pb - pa);
+            }
+            if (c > ph2)
+                ph2 = c;
+        }
+        ok = b_emit(&b, pl, 1, "lpt", ph1 + BARRIER_UNITS + ph2);
+    }
+    free(v);
+    b_free(&b);
+    return ok;
+}
+
+/* The paper's Tables 3 (T = 4) and 4 (T = 6), k = 4: groups 0, 1 by PMR,
+ * 5, 6 by PBR, the 10 products of i + j = 2, 3, 4 as T2..T11 in that order. */
+static int plan_table(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
+{
+    if (c->ka != 4 || c->kb != 4 || s->nprods != 16 || s->ngroups != 7)
+        return -1;
+    for (uint32_t g = 0; g < 7; g++) {
+        int lo = g <= 1, hi = g >= 5;
+        if ((int)s->groups[g].lo != lo || (int)s->groups[g].hi != hi)
+            return -1;
+    }
+    /* products T2..T11 = the products of groups 2, 3, 4 (sorted by i) */
+    mp_task tt[20];
+    tt[0] = task(MP_T_GROUP, 0, 0, 0, 0);
+    tt[1] = task(MP_T_GROUP, 0, 1, 0, 0);
+    uint32_t k = 2;
+    for (uint32_t g = 2; g <= 4; g++)
+        for (uint32_t q = 0; q < s->groups[g].count; q++)
+            tt[k++] = task(MP_T_PROD, 0, s->groups[g].first + q, 0, 0);
+    tt[12] = task(MP_T_GROUP, 0, 5, 0, 0);
+    tt[13] = task(MP_T_GROUP, 0, 6, 0, 0);
+    const size_t n = c->n;
+    builder b;
+    if (!b_init(&b, T, 20))
+        return 0;
+    int ok;
+    if (T == 4) {
+        /* Table 3: T14, T15 = (Q0 + b^(n/4) Q1) P_0, P_1; T16, T17 the same
+         * with Q2 + Q3; P = P_0 + b^(n/2) P_1 */
+        static const int ph1[4][6] = {{0, 2, 3, -1}, {1, 4, 5, 6, -1}, {12, 7, 8, 9, -1},
+                                      {13, 10, 11, -1}};
+        for (int w = 0; w < 4; w++)
+            for (int q = 0; ph1[w][q] >= 0; q++)
+                b_add(&b, 0, w, tt[ph1[w][q]], 0);
+        uint32_t half = (uint32_t)(n / 2);
+        b_add(&b, 1, 0, task(MP_T_QP, MP_LO, 0, 0, half), 0);
+        b_add(&b, 1, 1, task(MP_T_QP, MP_LO, 0, half, (uint32_t)n), 0);
+        b_add(&b, 1, 2, task(MP_T_QP, MP_HI, 0, 0, half), 0);
+        b_add(&b, 1, 3, task(MP_T_QP, MP_HI, 0, half, (uint32_t)n), 0);
+        ok = b_emit(&b, pl, 1, "table3", 0);
+    } else {
+        /* Table 4: T14..T16 = Q_lo P_0, P_1, P_2, T17..T19 = Q_hi P_0..P_2,
+         * P in thirds */
+        static const int ph1[6][6] = {{0, -1},          {1, 2, -1},  {3, 4, 5, 6, -1},
+                                      {7, 8, 9, 10, -1}, {12, 11, -1}, {13, -1}};
+        for (int w = 0; w < 6; w++)
+            for (int q = 0; ph1[w][q] >= 0; q++)
+                b_add(&b, 0, w, tt[ph1[w][q]], 0);
+        uint32_t th[4] = {0, (uint32_t)(n / 3), (uint32_t)(2 * n / 3), (uint32_t)n};
+        for (int q = 0; q < 3; q++) {
+            b_add(&b, 1, q, task(MP_T_QP, MP_LO, 0, th[q], th[q + 1]), 0);
+            b_add(&b, 1, 3 + q, task(MP_T_QP, MP_HI, 0, th[q], th[q + 1]), 0);
+        }
+        ok = b_emit(&b, pl, 1, "table4", 0);
+    }
+    b_free(&b);
+    return ok;
+}
+
+int mns_mpart_plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
+{
+    memset(pl, 0, sizeof *pl);
+    if (T > 64)
+        return 0;
+    if (T == 1)
+        return plan_seq(pl, s, c->n);
+    if ((T == 4 || T == 6) && c->n >= 12 && c->plan_pref == 0) {
+        int r = plan_table(pl, s, c, T);
+        if (r >= 0)
+            return r;
+    }
+    mp_plan chain, lpt;
+    memset(&chain, 0, sizeof chain);
+    memset(&lpt, 0, sizeof lpt);
+    int rc = c->plan_pref == 2 ? -1 : plan_chain(&chain, s, c->n, T);
+    if (rc == 0)
+        return 0;
+    if (c->plan_pref == 1 && rc > 0) {
+        *pl = chain;
+        return 1;
+    }
+    if (!plan_lpt(&lpt, s, c->n, T)) {
+        mns_mpart_plan_free(&chain);
+        return 0;
+    }
+    if (rc > 0 && chain.est <= lpt.est) {
+        mns_mpart_plan_free(&lpt);
+        *pl = chain;
+    } else {
+        mns_mpart_plan_free(&chain);
+        *pl = lpt;
+    }
+    return 1;
+}
+
+int mns_mpart_default_k(int T)
+{
+    /* Table 5: 4 -> 4, 6 -> 4, 8 -> 8, 12 -> 6; with 2 or 3 threads k = 2
+     * (the chain schedule then matches the bipartite cost, see docs/mpart.md) */
+    if (T <= 3)
+        return 2;
+    if (T <= 7)
+        return 4;
+    if (T <= 11)
+        return 8;
+    return 6;
+}
+
+int mns_mpart_default_threads(size_t bits)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        cpus = 1;
+    if (cpus > 12)
+        cpus = 12;
+    /* below the measured crossover one thread is faster (docs/mpart.md) */
+    if (bits < MNS_MPART_CROSSOVER_BITS)
+        return 1;
+    return (int)cpus;
+}

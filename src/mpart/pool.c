@@ -1,0 +1,185 @@
+/* The thread pool of the mpart backends (see pool.h). */
+#include "mpart/pool.h"
+
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <x86intrin.h>
+
+/* Idle workers spin this many TSC ticks (about 45 us at 2.3 GHz) before
+ * parking: long enough to bridge the gap between two multiplications of a
+ * chain, short enough not to steal a shared core for long. */
+#define POOL_SPIN_TICKS 100000u
+/* Waits inside a call pause-spin this long before yielding the core. */
+#define POOL_YIELD_TICKS 20000u
+
+typedef struct {
+    alignas(64) _Atomic uint64_t done; /* generation of the last job finished */
+} pool_slot;
+
+struct mns_mpart_pool {
+    int T;
+    pthread_t *threads;
+    pool_slot *slots;
+    alignas(64) _Atomic uint64_t gen;
+    _Atomic int stop;
+    _Atomic int sleepers;
+    mns_mpart_job_fn fn;
+    void *arg;
+    alignas(64) _Atomic unsigned bar_count;
+    _Atomic uint64_t bar_gen;
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+};
+
+typedef struct {
+    mns_mpart_pool *pool;
+    int w;
+} pool_start;
+
+static inline void relax(uint64_t t0)
+{
+    if (__rdtsc() - t0 < POOL_YIELD_TICKS)
+        _mm_pause();
+    else
+        sched_yield();
+}
+
+static void *worker_main(void *p)
+{
+    pool_start st = *(pool_start *)p;
+    free(p);
+    mns_mpart_pool *pool = st.pool;
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t g, t0 = __rdtsc();
+        while ((g = atomic_load_explicit(&pool->gen, memory_order_acquire)) == seen &&
+               __rdtsc() - t0 < POOL_SPIN_TICKS)
+            _mm_pause();
+        if (g == seen) {
+            /* park; sleepers is raised before gen is re-read, and the caller
+             * bumps gen before reading sleepers (both sequentially
+             * consistent), so one of the two sees the other: no lost wake */
+            pthread_mutex_lock(&pool->m);
+            atomic_fetch_add(&pool->sleepers, 1);
+            while ((g = atomic_load(&pool->gen)) == seen)
+                pthread_cond_wait(&pool->cv, &pool->m);
+            atomic_fetch_sub(&pool->sleepers, 1);
+            pthread_mutex_unlock(&pool->m);
+        }
+        seen = g;
+        if (atomic_load_explicit(&pool->stop, memory_order_acquire))
+            break;
+        pool->fn(pool->arg, st.w);
+        atomic_store_explicit(&pool->slots[st.w].done, g, memory_order_release);
+    }
+    return NULL;
+}
+
+static void wake(mns_mpart_pool *pool)
+{
+    if (atomic_load(&pool->sleepers) > 0) {
+        pthread_mutex_lock(&pool->m);
+        pthread_cond_broadcast(&pool->cv);
+        pthread_mutex_unlock(&pool->m);
+    }
+}
+
+mns_mpart_pool *mns_mpart_pool_new(int T)
+{
+    if (T < 2)
+        return NULL;
+    mns_mpart_pool *pool = aligned_alloc(64, (sizeof *pool + 63) / 64 * 64);
+    if (!pool)
+        return NULL;
+    pool->T = T;
+    pool->threads = calloc((size_t)T, sizeof(pthread_t));
+    pool->slots = aligned_alloc(64, (size_t)T * sizeof(pool_slot));
+    if (!pool->threads || !pool->slots) {
+        free(pool->threads);
+        free(pool->slots);
+        free(pool);
+        return NULL;
+    }
+    for (int w = 0; w < T; w++)
+        atomic_init(&pool->slots[w].done, 0);
+    atomic_init(&pool->gen, 0);
+    atomic_init(&pool->stop, 0);
+    atomic_init(&pool->sleepers, 0);
+    atomic_init(&pool->bar_count, 0);
+    atomic_init(&pool->bar_gen, 0);
+    pool->fn = NULL;
+    pool->arg = NULL;
+    pthread_mutex_init(&pool->m, NULL);
+    pthread_cond_init(&pool->cv, NULL);
+    int made = 1;
+    for (int w = 1; w < T; w++) {
+        pool_start *st = malloc(sizeof *st);
+        if (!st)
+            break;
+        st->pool = pool;
+        st->w = w;
+        if (pthread_create(&pool->threads[w], NULL, worker_main, st) != 0) {
+            free(st);
+            break;
+        }
+        made++;
+    }
+    if (made < T) {
+        pool->T = made; /* join those that started */
+        mns_mpart_pool_free(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+void mns_mpart_pool_free(mns_mpart_pool *pool)
+{
+    if (!pool)
+        return;
+    atomic_store(&pool->stop, 1);
+    atomic_fetch_add(&pool->gen, 1);
+    pthread_mutex_lock(&pool->m);
+    pthread_cond_broadcast(&pool->cv);
+    pthread_mutex_unlock(&pool->m);
+    for (int w = 1; w < pool->T; w++)
+        pthread_join(pool->threads[w], NULL);
+    pthread_mutex_destroy(&pool->m);
+    pthread_cond_destroy(&pool->cv);
+    free(pool->threads);
+    free(pool->slots);
+    free(pool);
+}
+
+int mns_mpart_pool_size(const mns_mpart_pool *pool) { return pool ? pool->T : 1; }
+
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg)
+{
+    pool->fn = fn;
+    pool->arg = arg;
+    uint64_t g = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
+    atomic_store(&pool->gen, g); /* seq_cst: pairs with the sleepers count */
+    wake(pool);
+    fn(arg, 0);
+    for (int w = 1; w < pool->T; w++) {
+        uint64_t t0 = __rdtsc();
+        while (atomic_load_explicit(&pool->slots[w].done, memory_order_acquire) != g)
+            relax(t0);
+    }
+}
+
+void mns_mpart_pool_barrier(mns_mpart_pool *pool)
+{
+    uint64_t my = atomic_load_explicit(&pool->bar_gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&pool->bar_count, 1, memory_order_acq_rel) ==
+        (unsigned)pool->T - 1) {
+        atomic_store_explicit(&pool->bar_count, 0, memory_order_relaxed);
+        atomic_store_explicit(&pool->bar_gen, my + 1, memory_order_release);
+        return;
+    }
+    uint64_t t0 = __rdtsc();
+    while (atomic_load_explicit(&pool->bar_gen, memory_order_acquire) == my)
+        relax(t0);
+}

@@ -1,0 +1,32 @@
+/* A fixed team of threads for one context (the fork-join and the barrier of
+ * the paper's OpenMP code, without OpenMP).
+ *
+ * Created with the context, T - 1 threads plus the caller as worker 0. Between
+ * calls the threads spin briefly (so a chain of multiplications, as in an
+ * exponentiation, finds them awake) and then park on a condition variable, so
+ * an idle context costs no CPU. A call writes the job, bumps a generation
+ * counter and, only if some thread is parked, signals; nothing is allocated
+ * and no thread is created per call.
+ *
+ * One job at a time: the caller serialises mns_mpart_pool_run (the contexts
+ * hold a mutex around it). Waits that last long (another process holding the
+ * core) fall back from pause-spinning to sched_yield. */
+#ifndef MNS_MPART_POOL_H
+#define MNS_MPART_POOL_H
+
+#include <pthread.h>
+
+typedef struct mns_mpart_pool mns_mpart_pool;
+typedef void (*mns_mpart_job_fn)(void *arg, int worker);
+
+/* T >= 2 workers (T - 1 threads). NULL if threads cannot be created. */
+mns_mpart_pool *mns_mpart_pool_new(int T);
+void mns_mpart_pool_free(mns_mpart_pool *pool);
+int mns_mpart_pool_size(const mns_mpart_pool *pool);
+/* fn(arg, w) on every worker w = 0..T-1 (0 is the caller); returns when all
+ * have returned. */
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg);
+/* Inside a job: wait until all T workers reach this point. */
+void mns_mpart_pool_barrier(mns_mpart_pool *pool);
+
+#endif

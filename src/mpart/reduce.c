@@ -1,0 +1,196 @@
+/* Partial Montgomery (PMR, Algorithm 1) and partial Barrett (PBR, Algorithm
+ * 2) reductions, the final reduction of the multipartite sum, and the
+ * accumulation helpers. Every length here is public; the only data-dependent
+ * decisions are taken with masks. */
+#include <string.h>
+
+#include "core/ct.h"
+#include "mpart/mpart.h"
+
+typedef unsigned __int128 u128;
+
+/* r (rn words) <- r - (p & mask) where p has pn <= rn words; returns the
+ * borrow. */
+static uint64_t sub_masked(uint64_t *r, size_t rn, const uint64_t *p, size_t pn, uint64_t mask)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < rn; i++) {
+        uint64_t pi = i < pn ? (p[i] & mask) : 0;
+        u128 d = (u128)r[i] - pi - b;
+        r[i] = (uint64_t)d;
+        b = (uint64_t)(d >> 64) & 1;
+    }
+    return b;
+}
+
+/* The borrow of r - p (r of rn >= pn words), nothing stored. */
+static uint64_t borrow_of(const uint64_t *r, size_t rn, const uint64_t *p, size_t pn)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < rn; i++) {
+        uint64_t pi = i < pn ? p[i] : 0;
+        u128 d = (u128)r[i] - pi - b;
+        b = (uint64_t)(d >> 64) & 1;
+    }
+    return b;
+}
+
+/* all-ones if any of the n words is nonzero */
+static uint64_t mask_any(const uint64_t *x, size_t n)
+{
+    uint64_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        o |= x[i];
+    return mns_ct_mask_nonzero(o);
+}
+
+/* mpn_mul wants the longer operand first and both non-empty */
+static void mul_any(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn)
+{
+    if (an >= bn)
+        mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
+    else
+        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
+}
+
+void mns_mpart_csub(uint64_t *r, uint64_t hi, const uint64_t *p, size_t n)
+{
+    uint64_t ge = mns_ct_mask_nonzero(hi) | ~mns_ct_mask_bit(borrow_of(r, n, p, n));
+    sub_masked(r, n, p, n, ge);
+}
+
+void mns_mpart_pmr_q(uint64_t *q, const uint64_t *s, size_t sn, const uint64_t *mu, size_t t,
+                     uint64_t *scratch)
+{
+    size_t sl = sn < t ? sn : t;
+    mpn_mul((mp_ptr)scratch, (mp_srcptr)mu, (mp_size_t)t, (mp_srcptr)s, (mp_size_t)sl);
+    memcpy(q, scratch, t * sizeof(uint64_t));
+}
+
+void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, const uint64_t *nu_t,
+                     uint64_t *scratch)
+{
+    size_t t = cn + pad;
+    /* C1 nu_t / beta^t with C1 = c1 beta^pad: the pad words never meet nu_t */
+    mpn_mul((mp_ptr)scratch, (mp_srcptr)nu_t, (mp_size_t)(t + 1), (mp_srcptr)c1, (mp_size_t)cn);
+    memcpy(q, scratch + cn, (t + 1) * sizeof(uint64_t));
+}
+
+void mns_mpart_pmr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
+                   const uint64_t *mu, size_t t, uint64_t *scratch, int *subs)
+{
+    uint64_t *q = scratch;          /* t */
+    uint64_t *qp = q + t;           /* n + t */
+    uint64_t *sum = qp + n + t;     /* m + 1 */
+    uint64_t *tmp = sum + m + 1;    /* 2 t */
+    mns_mpart_pmr_q(q, c, m, mu, t, tmp);
+    mul_any(qp, q, t, p, n);
+    /* C + QP: QP has n + t <= m words */
+    memcpy(sum, c, m * sizeof(uint64_t));
+    uint64_t cy = mpn_add_n((mp_ptr)sum, (mp_srcptr)sum, (mp_srcptr)qp, (mp_size_t)(n + t));
+    for (size_t i = n + t; i < m; i++) {
+        u128 s = (u128)sum[i] + cy;
+        sum[i] = (uint64_t)s;
+        cy = (uint64_t)(s >> 64);
+    }
+    sum[m] = cy;
+    /* R = sum / beta^t < beta^(m-t) + P: one masked subtraction when the word
+     * m - t of R is set */
+    uint64_t *R = sum + t; /* m - t + 1 words */
+    uint64_t big = mns_ct_mask_nonzero(R[m - t]);
+    sub_masked(R, m - t + 1, p, n, big);
+    memcpy(r, R, (m - t) * sizeof(uint64_t));
+    if (subs)
+        *subs = (int)(big & 1);
+}
+
+void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
+                   const uint64_t *nu, size_t t, uint64_t *scratch, int *subs)
+{
+    uint64_t *q = scratch;            /* t + 1 */
+    uint64_t *qp = q + t + 1;         /* n + t + 1 */
+    uint64_t *R = qp + n + t + 1;     /* m */
+    uint64_t *tmp = R + m;            /* 2 t + 1 */
+    const size_t sh = m - n - t;      /* Q = Q' beta^(m-n-t) */
+    mns_mpart_pbr_q(q, c + (m - t), t, 0, nu, tmp);
+    mul_any(qp, q, t + 1, p, n);
+    /* 0 <= C - QP < beta^m: the top word of Q'P at word m is zero */
+    memcpy(R, c, m * sizeof(uint64_t));
+    mpn_sub_n((mp_ptr)(R + sh), (mp_srcptr)(R + sh), (mp_srcptr)qp, (mp_size_t)(n + t));
+    /* R < beta^(m-t) + 2 beta^(m-n-t) P (bound (5)): two masked steps */
+    int taken = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t big = mask_any(R + (m - t), t);
+        sub_masked(R + sh, m - sh, p, n, big);
+        taken += (int)(big & 1);
+    }
+    memcpy(r, R, (m - t) * sizeof(uint64_t));
+    if (subs)
+        *subs = taken;
+}
+
+size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd)
+{
+    return 4 * fd->F + fd->mun + 2 * fd->n + 8;
+}
+
+void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
+                        const uint64_t *x, uint64_t *scratch)
+{
+    const size_t n = fd->n, F = fd->F, b1 = fd->bits - 1;
+    const size_t wo = b1 / 64, q1n = F - wo;
+    const unsigned sh = (unsigned)(b1 % 64);
+    uint64_t *q1 = scratch;              /* q1n */
+    uint64_t *pr = q1 + q1n;             /* q1n + mun */
+    uint64_t *q3 = pr + q1n + fd->mun;   /* q1n + 1 */
+    uint64_t *t = q3 + q1n + 1;          /* n + q1n */
+    uint64_t *rr = t + n + q1n;          /* n + 1 */
+    /* q1 = floor(x / 2^(bits-1)) */
+    if (sh)
+        mpn_rshift((mp_ptr)q1, (mp_srcptr)(x + wo), (mp_size_t)q1n, sh);
+    else
+        memcpy(q1, x + wo, q1n * sizeof(uint64_t));
+    mul_any(pr, q1, q1n, fd->fmu, fd->mun);
+    /* q3 = floor(q1 fmu / 2^(64F - bits + 2)) <= floor(x / p), >= it - 2 */
+    const size_t s3 = 64 * F - fd->bits + 2, wo3 = s3 / 64, avail = q1n + fd->mun - wo3;
+    const unsigned sh3 = (unsigned)(s3 % 64);
+    if (sh3)
+        mpn_rshift((mp_ptr)q3, (mp_srcptr)(pr + wo3), (mp_size_t)avail, sh3);
+    else
+        memcpy(q3, pr + wo3, avail * sizeof(uint64_t));
+    mul_any(t, q3, q1n, p, n);
+    /* x - q3 p < 3p < beta^(n+1): only the low n + 1 words matter */
+    memcpy(rr, x, (n + 1) * sizeof(uint64_t));
+    mpn_sub_n((mp_ptr)rr, (mp_srcptr)rr, (mp_srcptr)t, (mp_size_t)(n + 1));
+    for (int k = 0; k < 2; k++) {
+        uint64_t ge = ~mns_ct_mask_bit(borrow_of(rr, n + 1, p, n));
+        sub_masked(rr, n + 1, p, n, ge);
+    }
+    memcpy(r, rr, n * sizeof(uint64_t));
+}
+
+void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const uint64_t *x,
+                       size_t xn)
+{
+    if (off >= W || xn == 0)
+        return;
+    size_t len = xn < W - off ? xn : W - off;
+    cy[off + len] += mpn_add_n((mp_ptr)(acc + off), (mp_srcptr)(acc + off), (mp_srcptr)x,
+                               (mp_size_t)len);
+}
+
+void mns_mpart_acc_sub(uint64_t *acc, uint64_t *bw, size_t W, size_t off, const uint64_t *x,
+                       size_t xn)
+{
+    if (off >= W || xn == 0)
+        return;
+    size_t len = xn < W - off ? xn : W - off;
+    bw[off + len] += mpn_sub_n((mp_ptr)(acc + off), (mp_srcptr)(acc + off), (mp_srcptr)x,
+                               (mp_size_t)len);
+}
+
+void mns_mpart_acc_settle(uint64_t *acc, const uint64_t *cy, const uint64_t *bw, size_t W)
+{
+    mpn_add_n((mp_ptr)acc, (mp_srcptr)acc, (mp_srcptr)cy, (mp_size_t)W);
+    mpn_sub_n((mp_ptr)acc, (mp_srcptr)acc, (mp_srcptr)bw, (mp_size_t)W);
+}

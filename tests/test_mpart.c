@@ -1,0 +1,372 @@
+/* The mpart backends against GMP: PMR and PBR (Algorithms 1 and 2) and the
+ * final fold on their own, with their exact output bounds; then mpart with
+ * every k from 1 to 8 and every thread count 1..4 (the paper's Table 3 and 4
+ * schedules included), bipartite, and the parallel Montgomery and Barrett
+ * baselines, through the shared conformance check (random and structured
+ * operands, chains, aliasing, powm) on odd moduli from 64 to 65536 bits;
+ * two user threads sharing one context; bad options. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpart/mpart.h"
+#include "testutil.h"
+
+/* tests/test_slow_mpart_matrix.c includes this file with the full matrix */
+#ifndef MPART_FULL_MATRIX
+#define MPART_FULL_MATRIX 0
+#define MPART_TEST_NAME "test_mpart"
+#endif
+
+static void to_words(uint64_t *r, size_t n, const mpz_t a)
+{
+    size_t cnt;
+    memset(r, 0, n * 8);
+    mpz_export(r, &cnt, -1, 8, 0, 0, a);
+}
+
+static void from_words(mpz_t r, const uint64_t *a, size_t n) { mpz_import(r, n, -1, 8, 0, 0, a); }
+
+/* C of m words: random, all ones, or zero */
+static void operand_c(mpz_t c, size_t m, int kind)
+{
+    if (kind == 0)
+        mpz_urandomb(c, mt_rand, 64 * m);
+    else if (kind == 1) {
+        mpz_set_ui(c, 0);
+        mpz_setbit(c, 64 * m);
+        mpz_sub_ui(c, c, 1);
+    } else if (kind == 2)
+        mpz_set_ui(c, 0);
+    else
+        mpz_rrandomb(c, mt_rand, 64 * m); /* long runs of ones and zeros */
+}
+
+static void test_pmr_pbr(void)
+{
+    mpz_t p, c, r, want, bound, t, mod;
+    mpz_inits(p, c, r, want, bound, t, mod, NULL);
+    static const size_t ns[] = {1, 2, 3, 5, 8, 17, 32};
+    int max_pmr = 0, max_pbr = 0;
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+        size_t n = ns[in];
+        for (int shape = 0; shape < MT_MOD_KINDS; shape++) {
+            if (64 * n < 24 && shape == MT_MOD_PSEUDO_MERSENNE)
+                continue;
+            if (shape == MT_MOD_PRIME && n > 8)
+                continue;
+            mt_modulus(p, 64 * n - (shape == MT_MOD_2K_PLUS_1 ? 0 : mt_below(60)), (mt_mod_kind)shape);
+            if (mpz_size(p) != n)
+                continue;
+            uint64_t *pw = calloc(n, 8);
+            to_words(pw, n, p);
+            for (size_t t_ = 1; t_ <= n; t_ += (n > 4 ? n / 3 : 1)) {
+                for (size_t m = n + t_; m <= 2 * n + 2; m += (n > 4 ? 3 : 1)) {
+                    size_t scr = 3 * m + 3 * t_ + 4;
+                    uint64_t *cw = calloc(m, 8), *rw = calloc(m, 8), *s = calloc(scr, 8),
+                             *mu = calloc(t_, 8), *nu = calloc(t_ + 1, 8);
+                    /* mu = -p^-1 mod beta^t, nu = floor(beta^(n+t) / p) */
+                    mpz_set_ui(mod, 0);
+                    mpz_setbit(mod, 64 * t_);
+                    mpz_invert(t, p, mod);
+                    mpz_sub(t, mod, t);
+                    to_words(mu, t_, t);
+                    mpz_set_ui(t, 0);
+                    mpz_setbit(t, 64 * (n + t_));
+                    mpz_fdiv_q(t, t, p);
+                    to_words(nu, t_ + 1, t);
+                    mpz_set_ui(bound, 0);
+                    mpz_setbit(bound, 64 * (m - t_)); /* beta^(m-t) */
+                    for (int kind = 0; kind < 4; kind++) {
+                        operand_c(c, m, kind);
+                        to_words(cw, m, c);
+                        int subs = -1;
+                        /* PMR: R = C beta^-t mod P, 0 <= R < beta^(m-t) */
+                        mns_mpart_pmr(rw, cw, m, pw, n, mu, t_, s, &subs);
+                        from_words(r, rw, m - t_);
+                        mpz_invert(t, mod, p);
+                        mpz_mul(want, c, t);
+                        mpz_sub(t, r, want);
+                        MT_CHECK(mpz_divisible_p(t, p) && mpz_cmp(r, bound) < 0 && subs >= 0 &&
+                                     subs <= 1,
+                                 "PMR n=%zu t=%zu m=%zu kind=%d subs=%d", n, t_, m, kind, subs);
+                        if (subs > max_pmr)
+                            max_pmr = subs;
+                        if (t_ > m - n)
+                            continue;
+                        /* PBR: R = C mod P (congruent), 0 <= R < beta^(m-t), at most
+                         * two subtractions (Theorem 2) */
+                        subs = -1;
+                        mns_mpart_pbr(rw, cw, m, pw, n, nu, t_, s, &subs);
+                        from_words(r, rw, m - t_);
+                        mpz_sub(t, r, c);
+                        MT_CHECK(mpz_divisible_p(t, p) && mpz_cmp(r, bound) < 0 && subs >= 0 &&
+                                     subs <= 2,
+                                 "PBR n=%zu t=%zu m=%zu kind=%d subs=%d", n, t_, m, kind, subs);
+                        if (subs > max_pbr)
+                            max_pbr = subs;
+                    }
+                    free(cw);
+                    free(rw);
+                    free(s);
+                    free(mu);
+                    free(nu);
+                }
+            }
+            free(pw);
+        }
+    }
+    printf("  PMR/PBR: most correction subtractions seen: PMR %d (bound 1), PBR %d (bound 2)\n",
+           max_pmr, max_pbr);
+    mpz_clears(p, c, r, want, bound, t, mod, NULL);
+}
+
+/* The Barrett quotient of a high group must never exceed C / P (else the
+ * remainder would go negative) and must leave less than beta^n + 2P. */
+static void test_pbr_q_bound(void)
+{
+    mpz_t p, c, q, t, lim;
+    mpz_inits(p, c, q, t, lim, NULL);
+    for (int it = 0; it < 300; it++) {
+        size_t n = 1 + mt_below(12), cn = 1 + mt_below(8), pad = mt_below(3), tt = cn + pad;
+        mt_modulus(p, 64 * n - mt_below(63), it % 3 ? MT_MOD_RANDOM : MT_MOD_SPARSE);
+        if (mpz_size(p) != n)
+            continue;
+        uint64_t *c1 = calloc(cn, 8), *nu = calloc(tt + 1, 8), *qw = calloc(tt + 1, 8),
+                 *s = calloc(cn + tt + 2, 8);
+        operand_c(c, cn, it % 4);
+        to_words(c1, cn, c);
+        mpz_set_ui(t, 0);
+        mpz_setbit(t, 64 * (n + tt));
+        mpz_fdiv_q(t, t, p);
+        to_words(nu, tt + 1, t);
+        mns_mpart_pbr_q(qw, c1, cn, pad, nu, s);
+        from_words(q, qw, tt + 1);
+        /* C = c1 beta^(n + pad) (low words zero): R = C - QP */
+        mpz_mul_2exp(c, c, 64 * (n + pad));
+        mpz_mul(t, q, p);
+        mpz_sub(t, c, t);
+        mpz_set_ui(lim, 0);
+        mpz_setbit(lim, 64 * n);
+        mpz_addmul_ui(lim, p, 2);
+        MT_CHECK(mpz_sgn(t) >= 0 && mpz_cmp(t, lim) < 0, "PBR quotient n=%zu cn=%zu pad=%zu", n,
+                 cn, pad);
+        free(c1);
+        free(nu);
+        free(qw);
+        free(s);
+    }
+    mpz_clears(p, c, q, t, lim, NULL);
+}
+
+static void test_fold(void)
+{
+    mpz_t p, x, r, t;
+    mpz_inits(p, x, r, t, NULL);
+    for (int it = 0; it < 400; it++) {
+        size_t n = 1 + mt_below(20), e = 1 + mt_below(2);
+        mt_modulus(p, 64 * (n - 1) + 2 + mt_below(62), (mt_mod_kind)(it % MT_MOD_KINDS));
+        if (mpz_size(p) != n || mpz_cmp_ui(p, 3) < 0)
+            continue;
+        mns_mpart_fold fd = {.n = n, .F = n + e, .bits = mpz_sizeinbase(p, 2)};
+        fd.q1n = fd.F - (fd.bits - 1) / 64;
+        fd.mun = (64 * fd.F - fd.bits + 2 + 63) / 64;
+        fd.fmu = calloc(fd.mun, 8);
+        mpz_set_ui(t, 0);
+        mpz_setbit(t, 64 * fd.F + 1);
+        mpz_fdiv_q(t, t, p);
+        to_words(fd.fmu, fd.mun, t);
+        uint64_t *pw = calloc(n, 8), *xw = calloc(fd.F, 8), *rw = calloc(n, 8),
+                 *s = calloc(mns_mpart_fold_scratch(&fd), 8);
+        to_words(pw, n, p);
+        operand_c(x, fd.F, it % 4);
+        to_words(xw, fd.F, x);
+        mns_mpart_fold_run(&fd, pw, rw, xw, s);
+        from_words(r, rw, n);
+        mpz_mod(t, x, p);
+        MT_CHECK(mpz_cmp(r, t) == 0, "fold n=%zu F=%zu bits=%zu", n, fd.F, fd.bits);
+        free(fd.fmu);
+        free(pw);
+        free(xw);
+        free(rw);
+        free(s);
+    }
+    mpz_clears(p, x, r, t, NULL);
+}
+
+/* two user threads hammering one context: results must match GMP (the
+ * second one finds the pool busy and runs on its own buffers) */
+typedef struct share {
+    mns_field *f;
+    const mpz_t *p;
+    int bad;
+    unsigned long seed;
+} share;
+
+static void *hammer(void *arg)
+{
+    share *s = arg;
+    size_t L = mns_field_limbs(s->f);
+    uint64_t *A = calloc(L, 8), *B = calloc(L, 8), *R = calloc(L, 8);
+    mpz_t a, b, got, want;
+    mpz_inits(a, b, got, want, NULL);
+    gmp_randstate_t rs;
+    gmp_randinit_default(rs);
+    gmp_randseed_ui(rs, s->seed);
+    for (int i = 0; i < 300; i++) {
+        mpz_urandomm(a, rs, *s->p);
+        mpz_urandomm(b, rs, *s->p);
+        mns_field_set_mpz(s->f, A, a);
+        mns_field_set_mpz(s->f, B, b);
+        if (i % 2)
+            mns_field_mul(s->f, R, A, B);
+        else {
+            mns_field_sqr(s->f, R, A);
+            mpz_set(b, a);
+        }
+        mns_field_get_mpz(s->f, got, R);
+        mpz_mul(want, a, b);
+        mpz_mod(want, want, *s->p);
+        s->bad += mpz_cmp(got, want) != 0;
+    }
+    gmp_randclear(rs);
+    mpz_clears(a, b, got, want, NULL);
+    free(A);
+    free(B);
+    free(R);
+    return NULL;
+}
+
+static void test_shared(const char *spec, size_t bits)
+{
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, bits, MT_MOD_RANDOM);
+    mns_field *f = NULL;
+    MT_CHECK(mns_field_new(&f, p, spec) == MNS_OK, "%s: %s", spec, mns_last_error());
+    if (f) {
+        share s[3];
+        pthread_t th[3];
+        for (int i = 0; i < 3; i++) {
+            s[i] = (share){f, (const mpz_t *)&p, 0, mt_seed + 17 * (unsigned long)i};
+            pthread_create(&th[i], NULL, hammer, &s[i]);
+        }
+        for (int i = 0; i < 3; i++) {
+            pthread_join(th[i], NULL);
+            MT_CHECK(s[i].bad == 0, "%s shared by 3 threads: %d wrong", spec, s[i].bad);
+        }
+        mns_field_free(f);
+    }
+    mpz_clear(p);
+}
+
+static void test_bad_options(void)
+{
+    mpz_t p;
+    mpz_init_set_ui(p, 1000003);
+    static const char *bad[] = {"mpart:k=0", "mpart:threads=0", "mpart:k=65", "mpart:plan=x",
+                                "mpart:threads=two", "mpart:s=3", "bipartite:k=2",
+                                "mpart-mont:k=2", "mpart-barrett:threads=-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mns_field *f = NULL;
+        mns_status st = mns_field_new(&f, p, bad[i]);
+        MT_CHECK(st == MNS_EINVAL && f == NULL, "%s: got %s", bad[i], mns_strerror(st));
+    }
+    mpz_clear(p);
+}
+
+int main(void)
+{
+    mt_init(MPART_TEST_NAME);
+    test_pmr_pbr();
+    test_pbr_q_bound();
+    test_fold();
+    test_bad_options();
+
+    mpz_t p;
+    mpz_init(p);
+    char spec[64];
+    const mt_field_opts full = {.iters = 12, .chain = 60, .powms = 1};
+    const mt_field_opts light = {.iters = 3, .chain = 12, .powms = 0};
+    const mt_field_opts one = {.iters = 1, .chain = 4, .powms = 0};
+
+    /* every k with every thread count, each pair on one size of the list in
+     * turn (so every size and shape is met too); the full cross product runs
+     * in test_slow_mpart */
+    static const size_t small[] = {3, 64, 127, 521, 1087, 2048, 4096};
+    const size_t nsmall = sizeof small / sizeof small[0];
+    for (int k = 1; k <= 8; k++)
+        for (int T = 1; T <= 4; T++)
+            for (size_t i = 0; i < nsmall; i++) {
+                if (!MPART_FULL_MATRIX && i != (size_t)(k * 4 + T) % nsmall)
+                    continue;
+                mt_modulus(p, small[i] < 4 ? 3 : small[i],
+                           (mt_mod_kind)((i + (size_t)k + (size_t)T) % MT_MOD_KINDS));
+                if (small[i] < 4 || mpz_cmp_ui(p, 3) < 0)
+                    mpz_set_ui(p, 3);
+                snprintf(spec, sizeof spec, "mpart:k=%d,threads=%d", k, T);
+                mt_field_check(spec, p, small[i] >= 1024 && (k + T) % 3 == 0 ? &full : &light);
+            }
+    /* the schedules that the cost model does not pick by itself, forced */
+    mt_modulus(p, 3072, MT_MOD_RANDOM);
+    for (int k = 1; k <= 6; k++)
+        for (int T = 2; T <= 4; T++) {
+            snprintf(spec, sizeof spec, "mpart:k=%d,threads=%d,plan=lpt", k, T);
+            mt_field_check(spec, p, &light);
+            snprintf(spec, sizeof spec, "mpart:k=%d,threads=%d,plan=chain", k, T);
+            mt_field_check(spec, p, &light);
+        }
+    /* Tables 3 and 4 (k = 4 on 4 and 6 threads) */
+    mt_modulus(p, 8192, MT_MOD_RANDOM);
+    mt_field_check("mpart:k=4,threads=4", p, &full);
+    mt_field_check("mpart:k=4,threads=6", p, &light);
+    mt_modulus(p, 8193, MT_MOD_DENSE);
+    mt_field_check("mpart:k=4,threads=4", p, &light);
+
+    /* bipartite and the baselines */
+    static const size_t mid[] = {64, 1023, 2048, 4097};
+    for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++)
+        for (int T = 1; T <= 4; T++) {
+            mt_modulus(p, mid[i], (mt_mod_kind)((i + (size_t)T) % MT_MOD_KINDS));
+            snprintf(spec, sizeof spec, "bipartite:threads=%d", T);
+            mt_field_check(spec, p, &full);
+            snprintf(spec, sizeof spec, "mpart-mont:threads=%d", T);
+            mt_field_check(spec, p, &light);
+            snprintf(spec, sizeof spec, "mpart-barrett:threads=%d", T);
+            mt_field_check(spec, p, &light);
+        }
+
+    /* large: 8192 to 65536 bits, every k at 8192, a few beyond */
+    for (int k = 1; k <= 8; k++) {
+        mt_modulus(p, 8192 + (k % 2), (mt_mod_kind)(k % MT_MOD_KINDS));
+        snprintf(spec, sizeof spec, "mpart:k=%d,threads=%d", k, 1 + k % 4);
+        mt_field_check(spec, p, &light);
+    }
+    static const size_t big[] = {16384, 32768, 65536};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        mt_modulus(p, big[i] - i, MT_MOD_RANDOM);
+        mt_field_check("mpart:threads=2", p, &one);
+        mt_field_check("mpart:k=4,threads=4", p, &one);
+        mt_field_check("bipartite:threads=2", p, &one);
+        if (big[i] <= 32768) {
+            mt_field_check("mpart:k=3,threads=3", p, &one);
+            mt_field_check("mpart-mont:threads=2", p, &one);
+            mt_field_check("mpart-barrett:threads=2", p, &one);
+        }
+    }
+    /* defaults */
+    mt_modulus(p, 1024, MT_MOD_PRIME);
+    mt_field_check("mpart", p, &light);
+    mt_field_check("bipartite", p, &light);
+
+    test_shared("mpart:k=2,threads=2", 4096);
+    test_shared("mpart:k=4,threads=4", 2048);
+    test_shared("bipartite:threads=2", 3000);
+    test_shared("mpart-mont:threads=2", 2048);
+    test_shared("mpart-barrett:threads=2", 2048);
+    test_shared("mpart:k=3,threads=1", 1500);
+
+    mpz_clear(p);
+    return mt_finish();
+}
