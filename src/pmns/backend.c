@@ -1,0 +1,182 @@
+/* The mns_field backends "pmns" (s64 sets, phi = 2^64, portable kernels)
+ * and "pmns-ifma" (u52 sets, phi = 2^52, AVX-512 IFMA kernels).
+ *
+ * Options: delta=D (free additions before a mul, default 1; the field
+ * reports what the set allows, which may be more), n=N (exact n,
+ * default: the generator's smallest), E=lambda|x1 (X^n - lambda or
+ * X^n - X - 1), params=FILE (a parameter file of mns_pmns.h instead of
+ * generating; its p and word kind must match). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/cpu.h"
+#include "core/error.h"
+#include "pmns/pmns.h"
+
+static void f_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_pmns_ctx *c = ctx;
+    c->mul(c, r, a, b);
+}
+
+static void f_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_pmns_ctx *c = ctx;
+    c->sqr(c, r, a);
+}
+
+static void f_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    mns_pmns_add(ctx, r, a, b);
+}
+
+static void f_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    mns_pmns_sub(ctx, r, a, b);
+}
+
+static void f_reduce(const void *ctx, uint64_t *r, const uint64_t *a) { mns_pmns_reduce(ctx, r, a); }
+
+static void f_one(const void *ctx, uint64_t *r) { mns_pmns_one(ctx, r); }
+
+static mns_status f_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
+{
+    return mns_pmns_from_mpz_var(ctx, r, a);
+}
+
+static void f_get_mpz(const void *ctx, mpz_t r, const uint64_t *a) { mns_pmns_to_mpz_var(ctx, r, a); }
+
+static void f_destroy(void *ctx) { mns_pmns_ctx_free(ctx); }
+
+static const mns_field_ops pmns_ops = {
+    .mul = f_mul,
+    .sqr = f_sqr,
+    .add = f_add,
+    .sub = f_sub,
+    .reduce = f_reduce,
+    .one = f_one,
+    .set_mpz = f_set_mpz,
+    .get_mpz = f_get_mpz,
+    .powm = NULL, /* the shared constant-time fixed-window exponentiation */
+    .destroy = f_destroy,
+};
+
+static const char *const pmns_options[] = {"delta", "n", "E", "params", NULL};
+
+static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts, const char *name,
+                         mns_pmns_word word)
+{
+    mns_status st = mns_opts_check(opts, name, pmns_options);
+    if (st != MNS_OK)
+        return st;
+    /* default delta 1: the element contract of mns.h (sum or difference of
+     * two tight elements into mul) must hold without options */
+    long delta = 1, n = 0;
+    const int delta_given = mns_opts_get(opts, "delta") != NULL;
+    if ((st = mns_opts_get_long(opts, name, "delta", 0, 64, &delta)) != MNS_OK)
+        return st;
+    if ((st = mns_opts_get_long(opts, name, "n", 2, MNS_PMNS_ARITH_N_MAX, &n)) != MNS_OK)
+        return st;
+    mns_pmns_eshape eshape = MNS_PMNS_E_BINOMIAL;
+    const char *e = mns_opts_get(opts, "E");
+    if (e) {
+        if (strcmp(e, "lambda") == 0)
+            eshape = MNS_PMNS_E_BINOMIAL;
+        else if (strcmp(e, "x1") == 0)
+            eshape = MNS_PMNS_E_TRINOMIAL;
+        else
+            return mns_error(MNS_EINVAL, "backend \"%s\": E=%s (lambda or x1)", name, e);
+    }
+    int kernel = word == MNS_PMNS_WORD_U52 ? MNS_PMNS_KERNEL_IFMA : MNS_PMNS_KERNEL_GENERIC;
+    if (kernel == MNS_PMNS_KERNEL_IFMA && !(mns_cpu_has_ifma() && mns_cpu_features() != 0))
+        return mns_error(MNS_ENOTSUP, "backend \"%s\" needs AVX-512 IFMA (%s)", name,
+                         mns_cpu_features() == 0 ? "disabled by MNS_CPU=generic"
+                                                 : "this CPU does not have it");
+    if (mpz_sizeinbase(p, 2) < 16)
+        return mns_error(MNS_ENOTSUP, "backend \"%s\": p below 16 bits has no useful PMNS", name);
+
+    const char *file = mns_opts_get(opts, "params");
+    mns_pmns_params *P = NULL;
+    mns_pmns_ctx *c = NULL;
+    if (file) {
+        if ((st = mns_pmns_params_load_var(&P, file)) != MNS_OK)
+            return st;
+        if (mpz_cmp(mns_pmns_params_p(P), p) != 0 || mns_pmns_params_word(P) != word ||
+            mns_pmns_params_s(P) != 1) {
+            mns_pmns_params_free(P);
+            return mns_error(MNS_EINVAL, "backend \"%s\": %s is not an s=1 %s set for this p", name,
+                             file, word == MNS_PMNS_WORD_U52 ? "u52" : "s64");
+        }
+        if ((st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
+            mns_pmns_params_free(P);
+            return st;
+        }
+    } else {
+        /* u52: sub adds a zero polynomial Z of about 2 rho, so a field delta
+         * of d needs a larger delta in the set; start at 3d (enough for the
+         * 807-2048-bit sets measured), 2x+1 if short */
+        int set_delta = word == MNS_PMNS_WORD_U52 ? 3 * (int)delta : (int)delta;
+        for (int attempt = 0;; attempt++) {
+            mns_pmns_gen_opts g;
+            mns_pmns_gen_opts_init(&g);
+            g.word = word;
+            g.s = 1;
+            g.delta = set_delta;
+            g.n = (int)n;
+            g.eshape = eshape;
+            if ((st = mns_pmns_generate_var(&P, p, &g)) != MNS_OK)
+                return st;
+            if ((st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
+                mns_pmns_params_free(P);
+                return st;
+            }
+            if (c->delta >= delta)
+                break;
+            mns_pmns_ctx_free(c);
+            mns_pmns_params_free(P);
+            c = NULL;
+            if (attempt == 2)
+                return mns_error(MNS_ENOTSUP, "backend \"%s\": no u52 set gives delta=%ld", name, delta);
+            set_delta = 2 * set_delta + 1;
+        }
+    }
+    c->owned = P;
+    /* the field's delta is what the set allows (at least the one asked for
+     * when generated): extra additions cost nothing */
+    if (file && delta_given && c->delta < delta) {
+        int have = c->delta;
+        mns_pmns_ctx_free(c);
+        return mns_error(MNS_ENOTSUP, "backend \"%s\": %s allows delta=%d only (asked %ld)", name,
+                         file, have, delta);
+    }
+    out->ctx = c;
+    out->ops = &pmns_ops;
+    out->limbs = (size_t)c->n;
+    out->delta = c->delta;
+    char es[48];
+    if (c->eshape == MNS_PMNS_E_BINOMIAL)
+        snprintf(es, sizeof es, "X^%d-%lld", c->n, (long long)c->lambda);
+    else
+        snprintf(es, sizeof es, "X^%d-X-1", c->n);
+    snprintf(out->describe, sizeof out->describe,
+             "%s kernel=%s word=%s n=%d E=%s delta=%d rho_bits=%u phi=2^%u bits=%zu%s", name,
+             c->kernel, word == MNS_PMNS_WORD_U52 ? "u52" : "s64", c->n, es, c->delta,
+             mns_pmns_params_rho_bits(P), c->phi_log2, mpz_sizeinbase(p, 2),
+             file ? " params=file" : "");
+    return MNS_OK;
+}
+
+static mns_status pmns_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    return create(out, p, opts, "pmns", MNS_PMNS_WORD_S64);
+}
+
+static mns_status pmns_ifma_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    return create(out, p, opts, "pmns-ifma", MNS_PMNS_WORD_U52);
+}
+
+const mns_backend mns_backend_pmns = {"pmns", pmns_create};
+const mns_backend mns_backend_pmns_ifma = {"pmns-ifma", pmns_ifma_create};

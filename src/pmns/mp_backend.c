@@ -1,0 +1,615 @@
+/* The multi-precision PMNS context: parameter set, the bounds every kernel
+ * relies on, the constant Toeplitz matrices (M_j, M'_0), conversions in and
+ * out of the Montgomery domain, add/sub with delta, and the mns_field
+ * backends "pmns-mp" and "pmns-mp-ifma". */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/cpu.h"
+#include "core/error.h"
+#include "mns_pmns_mp.h"
+#include "pmns/mp_ctx.h"
+
+/* Leaf size limit of the Toeplitz recursion, from measurement
+ * (docs/pmns-mp.md): below it the schoolbook product wins. */
+#define MP_BASE_GENERIC 8
+#define MP_BASE_IFMA 64
+
+/* ---- conversions ---------------------------------------------------------- */
+
+/* digits of x: low s-1 digits in [0, 2^k), the top digit takes the rest
+ * (floor division, so it carries the sign) */
+static int split_digits(uint64_t *d, size_t stride, const mpz_t x, int s, int k)
+{
+    mpz_t t, q;
+    mpz_init_set(t, x);
+    mpz_init(q);
+    for (int j = 0; j < s - 1; j++) {
+        mpz_fdiv_r_2exp(q, t, (mp_bitcnt_t)k);
+        d[(size_t)j * stride] = mpz_get_ui(q);
+        mpz_fdiv_q_2exp(t, t, (mp_bitcnt_t)k);
+    }
+    int ok = mpz_fits_slong_p(t);
+    d[(size_t)(s - 1) * stride] = (uint64_t)(int64_t)mpz_get_si(t);
+    mpz_clears(t, q, NULL);
+    return ok;
+}
+
+static void coef_value(mpz_t v, const mns_pmns_mp_ctx *c, const uint64_t *a, int i)
+{
+    mpz_set_si(v, 0);
+    for (int j = c->s - 1; j >= 0; j--) {
+        mpz_mul_2exp(v, v, (mp_bitcnt_t)c->k);
+        int64_t d = (int64_t)a[(size_t)j * c->n + i];
+        if (d >= 0)
+            mpz_add_ui(v, v, (unsigned long)d);
+        else
+            mpz_sub_ui(v, v, (unsigned long)(-(d + 1)) + 1);
+    }
+}
+
+/* r <- tight digits of a polynomial with A(gamma) = x (not Montgomery) */
+static mns_status represent(const mns_pmns_mp_ctx *c, uint64_t *r, const mpz_t x)
+{
+    mpz_t *co = malloc((size_t)c->n * sizeof *co);
+    if (!co)
+        return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+    for (int i = 0; i < c->n; i++)
+        mpz_init(co[i]);
+    mns_status st = mns_pmns_represent_var(c->P, co, x);
+    for (int i = 0; st == MNS_OK && i < c->n; i++)
+        if (!split_digits(r + i, (size_t)c->n, co[i], c->s, c->k))
+            st = mns_error(MNS_ERANGE, "pmns-mp: top digit out of range");
+    for (int i = 0; i < c->n; i++)
+        mpz_clear(co[i]);
+    free(co);
+    return st;
+}
+
+mns_status mns_pmns_mp_set_mpz_var(const mns_pmns_mp *c, uint64_t *r, const mpz_t a)
+{
+    mpz_t t;
+    mpz_init(t);
+    mpz_mod(t, a, c->p);
+    mpz_mul_2exp(t, t, mns_pmns_params_phi_log2(c->P)); /* Montgomery domain */
+    mpz_mod(t, t, c->p);
+    mns_status st = represent(c, r, t);
+    mpz_clear(t);
+    return st;
+}
+
+void mns_pmns_mp_get_mpz_var(const mns_pmns_mp *c, mpz_t r, const uint64_t *a)
+{
+    mpz_t v;
+    mpz_init(v);
+    mpz_set_ui(r, 0);
+    for (int i = c->n - 1; i >= 0; i--) { /* Horner in gamma */
+        mpz_mul(r, r, c->gamma);
+        coef_value(v, c, a, i);
+        mpz_add(r, r, v);
+        mpz_mod(r, r, c->p);
+    }
+    mpz_mul(r, r, c->phi_inv);
+    mpz_mod(r, r, c->p);
+    mpz_clear(v);
+}
+
+/* ---- arithmetic ------------------------------------------------------------ */
+
+void mns_pmns_mp_mul(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    c->mul(c, r, a, b);
+}
+
+void mns_pmns_mp_sqr(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a) { c->sqr(c, r, a); }
+
+/* Carry-free: the digit bounds of loose elements were checked at creation. */
+void mns_pmns_mp_add(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    for (size_t i = 0; i < c->limbs; i++)
+        r[i] = a[i] + b[i];
+}
+
+void mns_pmns_mp_sub(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    if (c->u52) /* unsigned digits: a + Z - b, Z's digits dominate b's */
+        for (size_t i = 0; i < c->limbs; i++)
+            r[i] = a[i] + (c->zero_z[i] - b[i]);
+    else
+        for (size_t i = 0; i < c->limbs; i++)
+            r[i] = a[i] - b[i];
+}
+
+/* a * (phi mod p) * phi^-1 = a, through the Montgomery closure with a tight
+ * second operand (checked at creation for the loosest operand). */
+void mns_pmns_mp_reduce(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a)
+{
+    c->mul(c, r, a, c->one);
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+void mns_pmns_mp_free(mns_pmns_mp *c)
+{
+    if (!c)
+        return;
+    mns_pmns_params_free(c->P);
+    free(c->mseq);
+    free(c->mpseq);
+    free(c->mcol);
+    free(c->mpcol);
+    free(c->mfast);
+    free(c->mpfast);
+    free(c->moff);
+    free(c->aoff);
+    free(c->one);
+    free(c->zero_z);
+    mpz_clears(c->p, c->gamma, c->phi_inv, NULL);
+    free((void *)c->kernel_describe);
+    free(c);
+}
+
+const mns_pmns_params *mns_pmns_mp_params(const mns_pmns_mp *c) { return c->P; }
+size_t mns_pmns_mp_limbs(const mns_pmns_mp *c) { return c->limbs; }
+const char *mns_pmns_mp_describe(const mns_pmns_mp *c) { return c->kernel_describe; }
+
+/* w La Lb + Qmax N < phi rho: the Montgomery closure of the generator
+ * (mns_pmns.h), for the operand bounds this backend actually produces. */
+static int closure_ok(const mns_pmns_params *P, const mpz_t La, const mpz_t Lb)
+{
+    mpz_t l, r, q;
+    mpz_inits(l, r, q, NULL);
+    unsigned k = mns_pmns_params_chunk_bits(P);
+    int s = mns_pmns_params_s(P);
+    if (mns_pmns_params_word(P) == MNS_PMNS_WORD_U52) {
+        mpz_set_ui(q, 0);
+        mpz_setbit(q, (mp_bitcnt_t)s * k);
+        mpz_sub_ui(q, q, 1);
+    } else {
+        mpz_set_ui(q, 0);
+        for (int i = 0; i < s; i++)
+            mpz_setbit(q, (mp_bitcnt_t)i * k + k - 1);
+    }
+    mpz_mul(l, La, Lb);
+    mpz_mul_ui(l, l, mns_pmns_params_w(P));
+    mpz_addmul(l, q, mns_pmns_params_norm1(P));
+    mpz_set_ui(r, 0);
+    mpz_setbit(r, mns_pmns_params_phi_log2(P));
+    mpz_mul(r, r, mns_pmns_params_rho(P));
+    int ok = mpz_cmp(l, r) < 0;
+    mpz_clears(l, r, q, NULL);
+    return ok;
+}
+
+static double log2_mpz(const mpz_t x)
+{
+    if (mpz_sgn(x) == 0)
+        return -1e9;
+    long e;
+    double d = mpz_get_d_2exp(&e, x);
+    return (double)e + log2(fabs(d));
+}
+
+/* Z for u52 subtraction: C - Cbar, C = (K, ..., K), Cbar a tight
+ * representation of C(gamma); K = 2 rho + 3 2^(k(s-1)) puts every coefficient
+ * in (K - rho, K]; digits re-split so that each low digit is >= 2^k - 1 and
+ * the top one exceeds every tight top digit. */
+static mns_status make_z(mns_pmns_mp_ctx *c, mpz_t zmax)
+{
+    const int n = c->n, s = c->s, k = c->k;
+    mns_status st = MNS_OK;
+    mpz_t K, v, x, t, top;
+    mpz_inits(K, v, x, t, top, NULL);
+    mpz_mul_2exp(K, mns_pmns_params_rho(c->P), 1);
+    mpz_set_ui(t, 3);
+    mpz_mul_2exp(t, t, (mp_bitcnt_t)k * (s - 1));
+    mpz_add(K, K, t);
+    mpz_set(zmax, K);
+    /* x = C(gamma) mod p */
+    mpz_set_ui(x, 0);
+    for (int i = 0; i < n; i++) {
+        mpz_mul(x, x, c->gamma);
+        mpz_add(x, x, K);
+        mpz_mod(x, x, c->p);
+    }
+    uint64_t *cb = calloc(c->limbs, sizeof *cb);
+    c->zero_z = calloc(c->limbs, sizeof *c->zero_z);
+    if (!cb || !c->zero_z) {
+        st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        goto out;
+    }
+    st = represent(c, cb, x);
+    if (st != MNS_OK)
+        goto out;
+    /* largest tight top digit */
+    mpz_fdiv_q_2exp(top, mns_pmns_params_rho(c->P), (mp_bitcnt_t)k * (s - 1));
+    for (int i = 0; i < n; i++) {
+        coef_value(v, c, cb, i);
+        mpz_sub(v, K, v); /* z_i in (K - rho, K] */
+        split_digits(c->zero_z + i, (size_t)n, v, s, k);
+        /* borrow: digit j += 2^k (minus 1 for the middle ones), top -= 1 */
+        for (int j = 0; j < s - 1; j++) {
+            c->zero_z[(size_t)j * n + i] += (uint64_t)1 << k;
+            c->zero_z[(size_t)(j + 1) * n + i] -= 1;
+        }
+        int64_t zt = (int64_t)c->zero_z[(size_t)(s - 1) * n + i];
+        if (zt < 0 || mpz_cmp_si(top, zt) > 0) {
+            st = mns_error(MNS_ERANGE, "pmns-mp: Z top digit too small");
+            goto out;
+        }
+    }
+out:
+    free(cb);
+    mpz_clears(K, v, x, t, top, NULL);
+    return st;
+}
+
+/* Checks the kernel bounds for a plan (see mp_ctx.h). ifma: 52-bit inputs,
+ * lo/hi lanes. Returns 1 if every bound holds, and fills the offsets. */
+static int plan_ok(mns_pmns_mp_ctx *c, double lg_d, double lg_md, int ifma, int *mo_a, int *mo_m)
+{
+    const mp_plan *pl = &c->plan;
+    double lv = log2(mns_pmns_mp_plan_vec_growth(pl));
+    double lm = log2(mns_pmns_mp_plan_mat_growth(pl));
+    double lo = log2(mns_pmns_mp_plan_out_growth(pl));
+    double llam = log2((double)labs(c->lambda));
+    double tmax = c->u52 ? c->k : c->k - 1;
+    /* vector entries: normalised operand digits, T digits */
+    double vb = fmax(lg_d, tmax) + lv;
+    /* matrix entries: operand digits and M digits, times lambda */
+    double mba = lg_d + llam + lm, mbm = lg_md + llam + lm;
+    double mb = fmax(mba, mbm);
+    /* a digit of R collects s products A_j B_i and s products T M_j of b
+     * terms each (doubled cross products of the squaring: s+1 terms) */
+    double sb = log2(2.0 * (c->s + 1) * pl->b);
+    if (!ifma)
+        return vb < 62.9 && mb < 62.9 && vb + mb + sb + lo < 126.5;
+    *mo_a = (int)ceil(mba + 0.01);
+    *mo_m = (int)ceil(mbm + 0.01);
+    if (pl->levels == 0)
+        *mo_a = *mo_m = 0; /* no differences: every entry is >= 0 */
+    if (vb >= 52 || *mo_a + 1 > 52 || *mo_m + 1 > 52)
+        return 0;
+    /* lo/hi lanes: that many terms below 2^52 each (and the offset
+     * corrections), through the contraction, plus the division's carry */
+    return 52 + sb + 1 + lo < 62.5 && c->k + sb + lo + 2 < 62.5;
+}
+
+static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
+{
+    const int n = c->n, s = c->s, k = c->k;
+    mns_status st;
+    mpz_t t, La, Lb, zmax;
+    mpz_inits(t, La, Lb, zmax, NULL);
+    c->limbs = (size_t)n * s;
+    c->kmask = ((uint64_t)1 << k) - 1;
+    c->one = calloc(c->limbs, sizeof *c->one);
+    if (!c->one) {
+        st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        goto out;
+    }
+    /* operand bounds (coefficients): tight rho-1; loose and reduce inputs */
+    mpz_sub_ui(Lb, mns_pmns_params_rho(c->P), 1);
+    if (c->u52) {
+        st = make_z(c, zmax);
+        if (st != MNS_OK)
+            goto out;
+        /* loose: rho-1 + delta Z; reduce: also a + Z - b */
+        mpz_mul_ui(La, zmax, (unsigned long)(c->delta > 1 ? c->delta : 1));
+        mpz_add(La, La, Lb);
+    } else
+        mpz_mul_ui(La, Lb, (unsigned long)(c->delta > 1 ? c->delta + 1 : 2));
+    /* normalised digits: k bits, the top one as large as La / 2^(k(s-1)) */
+    double lg_dl = fmax((double)k, log2_mpz(La) - (double)k * (s - 1) + 1);
+    {
+        mpz_t Ll;
+        mpz_init(Ll);
+        if (c->u52) {
+            mpz_mul_ui(Ll, zmax, (unsigned long)c->delta);
+            mpz_add(Ll, Ll, Lb);
+        } else
+            mpz_mul_ui(Ll, Lb, (unsigned long)c->delta + 1);
+        int ok = closure_ok(c->P, Ll, Ll) && closure_ok(c->P, La, Lb);
+        mpz_clear(Ll);
+        if (!ok) {
+            st = MNS_ERANGE; /* the caller regenerates with a larger delta */
+            goto out;
+        }
+    }
+    /* M digits */
+    uint64_t *md = calloc(c->limbs, sizeof *md), *mp0 = calloc((size_t)n, sizeof *mp0);
+    if (!md || !mp0) {
+        free(md);
+        free(mp0);
+        st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        goto out;
+    }
+    double lg_md = 0;
+    for (int i = 0; i < n; i++) {
+        split_digits(md + i, (size_t)n, mns_pmns_params_m(c->P, i), s, k);
+        mpz_fdiv_r_2exp(t, mns_pmns_params_mprime(c->P, i), (mp_bitcnt_t)k);
+        mp0[i] = mpz_get_ui(t);
+    }
+    for (size_t i = 0; i < c->limbs; i++) {
+        int64_t d = (int64_t)md[i];
+        lg_md = fmax(lg_md, log2(fabs((double)d) + 1));
+    }
+    /* the plan: split while the bounds allow, else larger leaves */
+    int mo_a = 0, mo_m = 0, found = 0;
+    for (int bs = base < n ? base : n; bs <= n && !found; bs = bs < n ? (bs * 2 > n ? n : bs * 2) : n + 1) {
+        mns_pmns_mp_plan_make(&c->plan, n, bs);
+        found = plan_ok(c, lg_dl, lg_md, ifma, &mo_a, &mo_m);
+    }
+    if (!found) {
+        free(md);
+        free(mp0);
+        st = mns_error(MNS_ENOTSUP, "pmns-mp: the kernel bounds fail for n=%d s=%d k=%d", n, s, k);
+        goto out;
+    }
+    c->base = base;
+    const mp_plan *pl = &c->plan;
+    c->mstride = 2 * pl->b - 1 + 8;
+    size_t ms = (size_t)pl->leaves * c->mstride;
+    c->mseq = calloc((size_t)s * ms + 16, sizeof *c->mseq);
+    c->mpseq = calloc(ms + 16, sizeof *c->mpseq);
+    uint64_t *tseq = calloc((size_t)2 * n + 8, sizeof *tseq);
+    uint64_t *etmp = calloc((size_t)pl->tmp + 8, sizeof *etmp);
+    if (!c->mseq || !c->mpseq || !tseq || !etmp) {
+        free(md);
+        free(mp0);
+        free(tseq);
+        free(etmp);
+        st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        goto out;
+    }
+    for (int j = 0; j < s; j++) {
+        mns_pmns_mp_toeplitz_seq(tseq, md + (size_t)j * n, n, c->lambda);
+        mns_pmns_mp_expand_mat(pl, tseq, c->mseq + (size_t)j * ms, c->mstride, etmp);
+    }
+    mns_pmns_mp_toeplitz_seq(tseq, mp0, n, c->lambda);
+    mns_pmns_mp_expand_mat(pl, tseq, c->mpseq, c->mstride, etmp);
+    free(md);
+    free(mp0);
+    free(tseq);
+    free(etmp);
+    if (ifma) {
+        c->moff = calloc((size_t)pl->leaves, sizeof *c->moff);
+        c->aoff = calloc((size_t)pl->leaves, sizeof *c->aoff);
+        if (!c->moff || !c->aoff) {
+            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+            goto out;
+        }
+        for (int l = 0; l < pl->leaves; l++) {
+            c->moff[l] = mo_m;
+            c->aoff[l] = mo_a;
+        }
+        if (!mns_pmns_mp_ifma_prepare(c)) {
+            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+            goto out;
+        }
+        c->mul = mns_pmns_mp_mul_ifma;
+        c->sqr = mns_pmns_mp_sqr_ifma;
+        c->kernel = "ifma";
+    } else {
+        c->mul = mns_pmns_mp_mul_generic;
+        c->sqr = mns_pmns_mp_sqr_generic;
+        c->kernel = "generic";
+    }
+    /* Montgomery 1: a tight representation of phi mod p */
+    mpz_set_ui(t, 1);
+    st = mns_pmns_mp_set_mpz_var(c, c->one, t);
+out:
+    mpz_clears(t, La, Lb, zmax, NULL);
+    return st;
+}
+
+mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
+                               int delta, int base, mns_pmns_mp_kernel kernel)
+{
+    if (!out || !p)
+        return mns_error(MNS_EINVAL, "pmns-mp: NULL argument");
+    *out = NULL;
+    if (s < 0 || s == 1 || s > MNS_PMNS_S_MAX || n < 0 || n > MNS_PMNS_N_MAX || delta < 0 ||
+        delta > 255 || base < 0)
+        return mns_error(MNS_EINVAL, "pmns-mp: s in 2..%d (0: automatic), n in 0..%d, delta in "
+                                     "0..255",
+                         MNS_PMNS_S_MAX, MNS_PMNS_N_MAX);
+    int ifma = kernel == MNS_PMNS_MP_KERNEL_IFMA ||
+               (kernel == MNS_PMNS_MP_KERNEL_AUTO && word == MNS_PMNS_WORD_U52 &&
+                mns_cpu_has_ifma());
+    if (ifma && (word != MNS_PMNS_WORD_U52))
+        return mns_error(MNS_EINVAL, "pmns-mp: the IFMA kernel needs the u52 word");
+    if (ifma && !mns_cpu_has_ifma())
+        return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
+                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    if (base == 0)
+        base = ifma ? MP_BASE_IFMA : MP_BASE_GENERIC;
+
+    /* the generator's delta: ours covers what add/sub/reduce produce; a set
+     * whose phi leaves no room for it is regenerated with a larger one */
+    int dgen = word == MNS_PMNS_WORD_U52 ? 2 * delta : delta;
+    mns_status st = MNS_ENOTSUP;
+    /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
+     * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
+     * the smallest n*s. plan_ok checks the real bounds; if they fail (a split
+     * asked for by base=), t grows below. */
+    int tadds = ifma && base >= MP_BASE_IFMA ? 1 : 0;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        mns_pmns_gen_opts o;
+        mns_pmns_gen_opts_init(&o);
+        o.word = word;
+        o.s = s;
+        o.n = n;
+        o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
+        o.toeplitz_adds = tadds;
+        mns_pmns_params *P = NULL;
+        st = mns_pmns_generate_var(&P, p, &o);
+        if (st == MNS_OK && mns_pmns_params_s(P) == 1 && s == 0) {
+            /* automatic s chose one word: the multi-precision form wants 2 */
+            mns_pmns_params_free(P);
+            P = NULL;
+            o.s = 2;
+            st = mns_pmns_generate_var(&P, p, &o);
+        }
+        if (st != MNS_OK)
+            return st;
+        if (mns_pmns_params_eshape(P) != MNS_PMNS_E_BINOMIAL || mns_pmns_params_s(P) < 2 ||
+            mns_pmns_params_chunk_bits(P) > (word == MNS_PMNS_WORD_U52 ? 52u : 62u)) {
+            mns_pmns_params_free(P);
+            return mns_error(MNS_ENOTSUP, "pmns-mp: the set is not multi-precision X^n - lambda");
+        }
+        mns_pmns_mp_ctx *c = calloc(1, sizeof *c);
+        if (!c) {
+            mns_pmns_params_free(P);
+            return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        }
+        mpz_inits(c->p, c->gamma, c->phi_inv, NULL);
+        c->P = P;
+        c->n = mns_pmns_params_n(P);
+        c->s = mns_pmns_params_s(P);
+        c->k = (int)mns_pmns_params_chunk_bits(P);
+        c->u52 = word == MNS_PMNS_WORD_U52;
+        c->lambda = mns_pmns_params_lambda(P);
+        c->delta = delta;
+        c->delta_gen = dgen;
+        mpz_set(c->p, p);
+        mpz_set(c->gamma, mns_pmns_params_gamma(P));
+        mpz_set_ui(c->phi_inv, 0);
+        mpz_setbit(c->phi_inv, mns_pmns_params_phi_log2(P));
+        mpz_invert(c->phi_inv, c->phi_inv, p);
+        st = build(c, base, ifma);
+        if (st == MNS_OK) {
+            char buf[MNS_DESCRIBE_MAX];
+            char plan[64] = "";
+            size_t off = 0;
+            for (int l = 0; l < c->plan.levels; l++)
+                off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "",
+                                        c->plan.f[l]);
+            snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
+            snprintf(buf, sizeof buf,
+                     "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
+                     "rho_bits=%u toeplitz=%s bits=%zu",
+                     c->kernel, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
+                     mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2));
+            c->kernel_describe = strdup(buf);
+            *out = c;
+            return MNS_OK;
+        }
+        int nn = c->n;
+        mns_pmns_mp_free(c);
+        if (st == MNS_ENOTSUP && tadds < 64 * nn) {
+            /* the kernel bounds fail: ask for more room in the words
+             * ((B3) with a larger t, so a smaller k) */
+            tadds = tadds ? 4 * tadds : 4 * nn;
+            continue;
+        }
+        if (st != MNS_ERANGE)
+            return st;
+        dgen++;
+    }
+    return mns_error(MNS_ENOTSUP, "pmns-mp: no parameter set leaves room for delta=%d", delta);
+}
+
+/* ---- mns_field backends ------------------------------------------------------- */
+
+static void f_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const mns_pmns_mp_ctx *c = ctx;
+    c->mul(c, r, a, b);
+}
+static void f_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_pmns_mp_ctx *c = ctx;
+    c->sqr(c, r, a);
+}
+static void f_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    mns_pmns_mp_add(ctx, r, a, b);
+}
+static void f_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    mns_pmns_mp_sub(ctx, r, a, b);
+}
+static void f_reduce(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    mns_pmns_mp_reduce(ctx, r, a);
+}
+static void f_one(const void *ctx, uint64_t *r)
+{
+    const mns_pmns_mp_ctx *c = ctx;
+    memcpy(r, c->one, c->limbs * sizeof *r);
+}
+static mns_status f_set(const void *ctx, uint64_t *r, const mpz_t a)
+{
+    return mns_pmns_mp_set_mpz_var(ctx, r, a);
+}
+static void f_get(const void *ctx, mpz_t r, const uint64_t *a) { mns_pmns_mp_get_mpz_var(ctx, r, a); }
+static void f_destroy(void *ctx) { mns_pmns_mp_free(ctx); }
+
+static const mns_field_ops mp_ops = {
+    .mul = f_mul,
+    .sqr = f_sqr,
+    .add = f_add,
+    .sub = f_sub,
+    .reduce = f_reduce,
+    .one = f_one,
+    .set_mpz = f_set,
+    .get_mpz = f_get,
+    .powm = NULL, /* the shared constant-time fixed-window exponentiation */
+    .destroy = f_destroy,
+};
+
+static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
+                                const char *name, int ifma)
+{
+    static const char *const allowed_mp[] = {"s", "n", "delta", "base", "word", NULL};
+    static const char *const allowed_ifma[] = {"s", "n", "delta", "base", NULL};
+    mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
+    if (st != MNS_OK)
+        return st;
+    long s = 0, n = 0, delta = 0, base = 0;
+    if ((st = mns_opts_get_long(opts, name, "s", 2, MNS_PMNS_S_MAX, &s)) != MNS_OK ||
+        (st = mns_opts_get_long(opts, name, "n", 2, MNS_PMNS_N_MAX, &n)) != MNS_OK ||
+        (st = mns_opts_get_long(opts, name, "delta", 0, 255, &delta)) != MNS_OK ||
+        (st = mns_opts_get_long(opts, name, "base", 1, MNS_PMNS_N_MAX, &base)) != MNS_OK)
+        return st;
+    mns_pmns_word word = ifma ? MNS_PMNS_WORD_U52 : MNS_PMNS_WORD_S64;
+    const char *w = mns_opts_get(opts, "word");
+    if (w) {
+        if (strcmp(w, "u52") == 0)
+            word = MNS_PMNS_WORD_U52;
+        else if (strcmp(w, "s64") != 0)
+            return mns_error(MNS_EINVAL, "%s: word is s64 or u52, not \"%s\"", name, w);
+    }
+    if (ifma && !mns_cpu_has_ifma())
+        return mns_error(MNS_ENOTSUP, "%s: needs AVX-512 IFMA (absent%s)", name,
+                         mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
+    mns_pmns_mp_ctx *c = NULL;
+    st = mns_pmns_mp_new_var(&c, p, word, (int)s, (int)n, (int)delta, (int)base,
+                             ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC);
+    if (st != MNS_OK)
+        return st;
+    out->ctx = c;
+    out->ops = &mp_ops;
+    out->limbs = c->limbs;
+    out->delta = (int)delta;
+    snprintf(out->describe, sizeof out->describe, "%s %s", name, c->kernel_describe);
+    return MNS_OK;
+}
+
+static mns_status create_mp(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    return create_common(out, p, opts, "pmns-mp", 0);
+}
+
+static mns_status create_mp_ifma(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    return create_common(out, p, opts, "pmns-mp-ifma", 1);
+}
+
+const mns_backend mns_backend_pmns_mp = {"pmns-mp", create_mp};
+const mns_backend mns_backend_pmns_mp_ifma = {"pmns-mp-ifma", create_mp_ifma};

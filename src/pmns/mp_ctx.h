@@ -1,0 +1,195 @@
+/* Multi-precision PMNS (pmns-mp, pmns-mp-ifma): the context and the Toeplitz
+ * plan shared by the kernels. Paper: pmns-multiprecision-cios.txt.
+ *
+ * REPRESENTATION (an element is limbs = s*n uint64_t words)
+ *   e[j*n + i] is digit j of coefficient i ("reduced coefficients", eq. (6)):
+ *   a_i = sum_j (int64_t)e[j*n + i] * 2^(k j), A_j = sum_i e[j*n+i] X^i.
+ *   The element is A(gamma) * phi^-1 mod p (Montgomery domain, Remark 4).
+ *
+ * INVARIANTS
+ *   tight (set_mpz, mul, sqr, reduce, one):
+ *     S64: digits 0..s-2 in [0, 2^k), digit s-1 signed, |a_i| < rho.
+ *     U52: every digit >= 0, digits 0..s-2 < 2^k, 0 <= a_i < rho.
+ *   loose (add/sub of tight; mul/sqr/reduce accept it):
+ *     S64: digit-wise sums/differences of at most delta+1 tight elements:
+ *          |a_i| <= (delta+1)(rho-1), |digit| <= (delta+1) 2^k.
+ *     U52: sub(a, b) = a + Z - b, Z a fixed representation of 0 whose digits
+ *          dominate every tight digit (so digits never go negative: IFMA is
+ *          unsigned). The subtrahend b must be tight. 0 <= a_i <= loose_max.
+ *   Every bound the kernels rely on (digit growth through the Toeplitz
+ *   splitting, int64 leaf entries, int128 / 52-bit lo-hi accumulators, the
+ *   Montgomery closure for the loose bound) is checked at creation with
+ *   exact or conservative arithmetic; a set that fails is regenerated with a
+ *   larger internal delta or refused.
+ *
+ * TOEPLITZ PLAN
+ *   A product by a polynomial mod E = X^n - lambda is a Toeplitz matrix-vector
+ *   product (eq. (2)) with sequence t[d], d in [-(n-1), n-1]: t[d] = b_d,
+ *   t[-d] = lambda b_(n-d). The plan splits n by factors 2 (3 products) and 3
+ *   (6 products, Hasan-Negre) down to leaves of size b. A vector is
+ *   "expanded" into its leaf vectors, a matrix into its leaf sequences, leaf
+ *   products accumulate in the expanded domain, and only the digit Alg. 3
+ *   needs next is "contracted" back to n coefficients: every product into the
+ *   same R_(i+j) shares one contraction.
+ */
+#ifndef MNS_PMNS_MP_CTX_H
+#define MNS_PMNS_MP_CTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <gmp.h>
+#include "mns.h"
+#include "mns_pmns.h"
+
+typedef __int128 mp_i128;
+typedef unsigned __int128 mp_u128;
+
+#define MP_PLAN_MAX 12
+
+typedef struct mp_plan {
+    int n;                  /* root size */
+    int levels;             /* number of splits */
+    int f[MP_PLAN_MAX];     /* split factor of each level: 2 or 3 */
+    int b;                  /* leaf size */
+    int leaves;             /* number of leaf products */
+    int nv;                 /* leaves * b: expanded vector length */
+    int nm;                 /* leaves * (2b - 1): expanded matrix length */
+    int tmp;                /* words of scratch for expand */
+    int ctmp;               /* elements of scratch for contract */
+} mp_plan;
+
+void mns_pmns_mp_plan_make(mp_plan *pl, int n, int base);
+/* growth of leaf entries over the root entries (max over leaves) */
+double mns_pmns_mp_plan_vec_growth(const mp_plan *pl);
+double mns_pmns_mp_plan_mat_growth(const mp_plan *pl);
+/* growth of the contraction (sum of |coefficients| of leaf outputs) */
+double mns_pmns_mp_plan_out_growth(const mp_plan *pl);
+
+/* Linear maps on wrapping 64-bit words (exact on int64 values that stay in
+ * range; exact mod 2^64 always). tmp holds pl->tmp words. */
+void mns_pmns_mp_expand_vec(const mp_plan *pl, const uint64_t *v, uint64_t *out, uint64_t *tmp);
+/* t: 2n-1 words, t[d + n - 1]; out: leaves x (2b-1) at stride ostride */
+void mns_pmns_mp_expand_mat(const mp_plan *pl, const uint64_t *t, uint64_t *out, int ostride,
+                            uint64_t *tmp);
+/* in: leaf l's output at in + l*istride; out: n words */
+void mns_pmns_mp_contract_u64(const mp_plan *pl, const uint64_t *in, int istride, uint64_t *out,
+                              uint64_t *tmp);
+void mns_pmns_mp_contract_u128(const mp_plan *pl, const mp_u128 *in, int istride, mp_u128 *out,
+                               mp_u128 *tmp);
+
+typedef struct mns_pmns_mp_ctx mns_pmns_mp_ctx;
+typedef void (*mp_mul_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                          const uint64_t *b);
+typedef void (*mp_sqr_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
+
+struct mns_pmns_mp_ctx {
+    mns_pmns_params *P;
+    int n, s, k, u52;
+    long lambda;
+    int delta;          /* the user's delta */
+    int delta_gen;      /* the delta the set was generated with */
+    size_t limbs;
+    uint64_t kmask;     /* 2^k - 1 */
+    mp_plan plan;
+    int base;           /* leaf size limit used for the plan */
+
+    /* portable kernel: leaf sequences, stride mstride per leaf */
+    int mstride;        /* 2b - 1 + 8 (padding read by the IFMA loads) */
+    uint64_t *mseq;     /* M_j: s x leaves x mstride (int64 values) */
+    uint64_t *mpseq;    /* M'_0 mod 2^64: leaves x mstride */
+
+    /* IFMA kernel: column matrices, lanes (j, r) padded to a multiple of 8 */
+    int lanes_s;        /* pad8(s b) */
+    int lanes_1;        /* pad8(b) */
+    uint64_t *mcol;     /* leaves x b x lanes_s: M_j + offset */
+    uint64_t *mpcol;    /* leaves x b x lanes_1: M'_0 mod 2^52 */
+    int *moff;          /* per leaf: offset exponent (0: none) for the M_j */
+    int *aoff;          /* per leaf: offset exponent for the operand matrices */
+
+    /* IFMA fused path (plans with no split, n <= MP_FAST_NMAX, s <= MP_FAST_SMAX):
+     * padded Toeplitz sequences read by unaligned loads, so no column matrix
+     * is ever built; fast != NULL selects it (mp_ifma.c). */
+    uint64_t *mfast;    /* n x s x pad8(n): aligned column matrices of the M_j */
+    uint64_t *mpfast;   /* MP_FAST_SEQ: M'_0 mod 2^k sequence */
+    mp_mul_fn fast;
+    mp_mul_fn fast_sqr; /* called with b == a */
+
+    uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
+    uint64_t *zero_z;   /* U52: the Z of sub */
+    mpz_t p, gamma, phi_inv;
+
+    mp_mul_fn mul;
+    mp_sqr_fn sqr;
+    const char *kernel;
+    const char *kernel_describe; /* malloc'ed */
+    size_t scratch;     /* words of per-call scratch of the kernel */
+};
+
+/* Kernels: r <- A B phi^-1 (Alg. 3), tight, for loose a, b; r may alias. */
+void mns_pmns_mp_mul_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                             const uint64_t *b);
+void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
+size_t mns_pmns_mp_scratch_generic(const mns_pmns_mp_ctx *c);
+void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                          const uint64_t *b);
+void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
+size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
+#define MP_FAST_NMAX 64
+#define MP_FAST_SMAX 6
+#define MP_FAST_OFF 8
+#define MP_FAST_SEQ (2 * MP_FAST_NMAX + 16)
+
+/* builds mcol / mpcol from mseq / mpseq (creation time) */
+int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c);
+
+/* The Toeplitz sequence of the polynomial with coefficients v (n words, as
+ * int64) mod X^n - lambda: t[d + n - 1], 2n-1 words. Wrapping arithmetic. */
+static inline void mns_pmns_mp_toeplitz_seq(uint64_t *t, const uint64_t *v, int n, long lambda)
+{
+    for (int d = 0; d < n; d++)
+        t[n - 1 + d] = v[d];
+    for (int d = 1; d < n; d++)
+        t[n - 1 - d] = v[n - d] * (uint64_t)lambda;
+}
+
+/* r <- a with its digits carried: digits 0..s-2 in [0, 2^k), the top digit
+ * takes the rest (arithmetic shifts, constant time). The coefficient values
+ * do not change, so loose operands (sums of up to delta+1 tight ones) enter
+ * the kernels with tight-sized digits and only the Montgomery closure has to
+ * cover their size. r must not alias a. */
+static inline void mns_pmns_mp_normalize(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
+{
+    const int n = c->n, s = c->s, k = c->k;
+    for (int i = 0; i < n; i++) {
+        int64_t carry = 0;
+        for (int j = 0; j < s - 1; j++) {
+            int64_t x = (int64_t)a[(size_t)j * n + i] + carry;
+            r[(size_t)j * n + i] = (uint64_t)x & c->kmask;
+            carry = x >> k;
+        }
+        r[(size_t)(s - 1) * n + i] = a[(size_t)(s - 1) * n + i] + (uint64_t)carry;
+    }
+}
+
+/* Per-call scratch: a 64 KiB stack buffer covers every size up to 8192 bits
+ * with the default plans; beyond it the heap (the choice depends on the
+ * public sizes only). */
+#define MP_STACK_WORDS 8192
+typedef struct mp_scratch {
+    uint64_t *heap;
+    _Alignas(64) uint64_t stack[MP_STACK_WORDS];
+} mp_scratch;
+
+static inline uint64_t *mp_scratch_get(mp_scratch *t, size_t words)
+{
+    t->heap = NULL;
+    if (words <= MP_STACK_WORDS)
+        return t->stack;
+    t->heap = (uint64_t *)aligned_alloc(64, ((words * 8 + 63) / 64) * 64);
+    return t->heap;
+}
+
+static inline void mp_scratch_release(mp_scratch *t) { free(t->heap); }
+
+#endif

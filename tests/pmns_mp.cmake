@@ -1,0 +1,9 @@
+# pmns-mp-timing: TSC ticks per modmul of pmns-mp / pmns-mp-ifma beside GMP
+# and OpenSSL in the same run (docs/pmns-mp.md). A measuring tool, not a test.
+# Run: build/tests/pmns-mp-timing [--specs "a;b"] [bits ...]
+find_package(OpenSSL COMPONENTS Crypto)
+if(OpenSSL_FOUND)
+  add_executable(pmns-mp-timing ${CMAKE_CURRENT_SOURCE_DIR}/pmns_mp_timing.c)
+  target_link_libraries(pmns-mp-timing PRIVATE mns_testutil OpenSSL::Crypto)
+  target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
+endif()
