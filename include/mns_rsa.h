@@ -1,0 +1,87 @@
+/* mns_rsa — RSA private operation by the CRT with 2..8 primes, one channel
+ * per prime, the channels spread over up to `threads` threads.
+ *
+ * Each channel i holds its own mns_field for p_i (backend picked by `spec`,
+ * "auto" by default, so a key speeds up when faster backends land) and
+ * computes s_i = in^(d_i) mod p_i with mns_field_powm; the s_i are joined by
+ * Garner's mixed-radix CRT (the two-prime Garner formula is its k = 2 case).
+ *
+ * Invariants of a key (checked by mns_rsa_new, which refuses anything else
+ * with MNS_EINVAL and a message in mns_last_error()):
+ *   - 2 <= k <= 8 distinct odd primes (BPSW-probable primes) whose product is n;
+ *   - e >= 3, 0 < d < n, e d = 1 mod lcm(p_i - 1).
+ * A key is immutable after creation and may be used from several threads at
+ * once; the only internal state that changes is its thread pool, which is
+ * created on the first call with threads > 1 and is locked (a call that finds
+ * it busy runs on threads of its own).
+ *
+ * Constant time (see docs/rsa.md for exactly what is covered): the
+ * reduction of `in` mod p_i, its entry into the field, the exponentiation
+ * (exponent padded to a length fixed by the size of p_i), the exit from the
+ * field (multiplied by a secret random mask drawn at key creation, because
+ * mns_field_get_mpz is not constant time) and the CRT reconstruction do not
+ * branch on or index memory by secret data. Key creation is not constant
+ * time (one trace per key). The final check out^e == in (mod n) and the conversions of
+ * the public input and output are variable time: they touch public data only.
+ *
+ * Fault countermeasure: every result is checked with e before it is
+ * returned; on mismatch the call returns MNS_ERANGE ("fault check failed"),
+ * and writes no output.
+ */
+#ifndef MNS_RSA_H
+#define MNS_RSA_H
+
+#include <stddef.h>
+#include <gmp.h>
+#include "mns.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MNS_RSA_MAX_PRIMES 8
+
+typedef struct mns_rsa mns_rsa;
+
+/* Creates a key from n, e, d and the k primes of n (any order; channel i is
+ * primes[i]). spec is the mns_field spec of every channel (NULL = "auto").
+ * The fields' parameters are generated here; their cost is in
+ * mns_rsa_describe(). Errors: MNS_EINVAL (bad key or argument, with a
+ * message), MNS_ENOMEM, and whatever mns_field_new returns for a channel
+ * (MNS_EINVAL for an unknown spec, MNS_ENOTSUP if the backend cannot serve a
+ * prime); MNS_ENOTSUP also if the system random source (getrandom, for the
+ * exit masks) fails. *key is NULL on failure. */
+MNS_API mns_status mns_rsa_new(mns_rsa **key, const mpz_t n, const mpz_t e, const mpz_t d,
+                               const mpz_t *primes, int k, const char *spec);
+MNS_API void mns_rsa_free(mns_rsa *key);
+
+/* out <- in^d mod n, for 0 <= in < n (else MNS_EINVAL). threads >= 1 (more
+ * than k is the same as k); the result does not depend on it. out may alias
+ * in. MNS_ERANGE if the fault check failed (out untouched), MNS_ENOMEM. */
+MNS_API mns_status mns_rsa_private(const mns_rsa *key, mpz_t out, const mpz_t in, int threads);
+
+/* RSASSA-PKCS1-v1_5 signature (RFC 8017 8.2.1, EMSA-PKCS1-v1_5 of 9.2) of
+ * an already computed digest. hash: "sha1", "sha224", "sha256", "sha384" or
+ * "sha512" (case-insensitive); digest_len must be that hash's length; sig
+ * receives mns_rsa_bytes(key) bytes, big-endian. MNS_EINVAL for an unknown
+ * hash, a wrong digest length, or a modulus too short for the encoding
+ * (fewer than digest info + 11 bytes); sig is untouched on every error. */
+MNS_API mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *hash,
+                                         const unsigned char *digest, size_t digest_len,
+                                         int threads);
+
+/* Extras. */
+/* Byte length of n (the length of a signature). */
+MNS_API size_t mns_rsa_bytes(const mns_rsa *key);
+/* Number of primes (channels). */
+MNS_API int mns_rsa_primes(const mns_rsa *key);
+/* One line per channel: its field's describe() and the time its creation
+ * (parameter generation included) took, then the key's total creation time,
+ * e.g. "rsa bits=2048 k=2 create_ms=12.5\n ch0 bits=1024 create_ms=6.1 mont kernel=...". */
+MNS_API const char *mns_rsa_describe(const mns_rsa *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MNS_RSA_H */

@@ -1,0 +1,91 @@
+/* RSASSA-PKCS1-v1_5 signature generation (RFC 8017, 8.2.1) with the
+ * EMSA-PKCS1-v1_5 encoding of 9.2:
+ *     EM = 0x00 || 0x01 || PS (0xff bytes, at least 8) || 0x00 || T,
+ *     T  = DER DigestInfo prefix of the hash || digest, |EM| = bytes of n.
+ * The prefixes are those of RFC 8017 9.2 note 1; tests/test_rsa.c checks
+ * the signatures byte for byte against OpenSSL's. Everything here is public
+ * (the digest and its encoding); the secret work is mns_rsa_private. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "rsa/rsa_internal.h"
+
+typedef struct digest_info {
+    const char *name;
+    size_t digest_len;
+    size_t prefix_len;
+    unsigned char prefix[19];
+} digest_info;
+
+static const digest_info infos[] = {
+    {"sha1", 20, 15,
+     {0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14}},
+    {"sha224", 28, 19,
+     {0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04,
+      0x05, 0x00, 0x04, 0x1c}},
+    {"sha256", 32, 19,
+     {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01,
+      0x05, 0x00, 0x04, 0x20}},
+    {"sha384", 48, 19,
+     {0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02,
+      0x05, 0x00, 0x04, 0x30}},
+    {"sha512", 64, 19,
+     {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
+      0x05, 0x00, 0x04, 0x40}},
+};
+
+mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *hash,
+                                 const unsigned char *digest, size_t digest_len, int threads)
+{
+    mns_error_clear();
+    if (!key || !sig || !hash || !digest)
+        return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: NULL argument");
+    const digest_info *di = NULL;
+    for (size_t i = 0; i < sizeof infos / sizeof infos[0]; i++)
+        if (strcasecmp(hash, infos[i].name) == 0)
+            di = &infos[i];
+    if (!di)
+        return mns_error(MNS_EINVAL,
+                         "mns_rsa_sign_pkcs1v15: unknown hash \"%s\" (sha1, sha224, sha256, "
+                         "sha384, sha512)",
+                         hash);
+    if (digest_len != di->digest_len)
+        return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: %s digest has %zu bytes, got %zu",
+                         di->name, di->digest_len, digest_len);
+    const size_t em_len = key->nbytes, t_len = di->prefix_len + di->digest_len;
+    if (em_len < t_len + 11)
+        return mns_error(MNS_EINVAL,
+                         "mns_rsa_sign_pkcs1v15: a %zu-byte modulus is too short for %s "
+                         "(needs %zu bytes)",
+                         em_len, di->name, t_len + 11);
+
+    unsigned char *em = malloc(em_len);
+    if (!em)
+        return mns_error(MNS_ENOMEM, "mns_rsa_sign_pkcs1v15: out of memory");
+    size_t ps_len = em_len - t_len - 3;
+    em[0] = 0x00;
+    em[1] = 0x01;
+    memset(em + 2, 0xff, ps_len);
+    em[2 + ps_len] = 0x00;
+    memcpy(em + 3 + ps_len, di->prefix, di->prefix_len);
+    memcpy(em + 3 + ps_len + di->prefix_len, digest, digest_len);
+
+    mpz_t m, s;
+    mpz_inits(m, s, NULL);
+    mpz_import(m, em_len, 1, 1, 0, 0, em);
+    free(em);
+    mns_status st = mns_rsa_private(key, s, m, threads);
+    if (st == MNS_OK) {
+        /* I2OSP: big-endian, left-padded with zeros to the length of n */
+        size_t len = (mpz_sizeinbase(s, 2) + 7) / 8, count = 0;
+        if (mpz_sgn(s) == 0)
+            len = 0;
+        memset(sig, 0, em_len - len);
+        if (len)
+            mpz_export(sig + em_len - len, &count, 1, 1, 0, 0, s);
+    }
+    mpz_clears(m, s, NULL);
+    return st;
+}

@@ -1,0 +1,138 @@
+/* Internals of mns_rsa: the key, its channels, the constant-time entry into
+ * and exit from a channel's field, the CRT, the thread pool.
+ *
+ * Representation invariants:
+ *   - every multi-word integer outside the fields is an mpn (mp_limb_t, 64-bit
+ *     on x86-64, least significant first) of a FIXED length that depends only
+ *     on public sizes (the word counts of n and of each p_i), never on values:
+ *     that is what lets the mpn_sec_* / mpn_cnd_* calls be constant time;
+ *   - channel i: pn words of p_i (top word non-zero, as mpn_sec_div_r needs),
+ *     its field f, digit[k][v] = the tight field element of v * 2^(b k) for
+ *     k < 64 / b, v < 2^b (one 64-bit word's b-bit digits, b = dbits = 2 or
+ *     4), r64 = tight 2^64 mod p_i;
+ *     dexp = d mod (p_i - 1) + t (p_i - 1), t chosen so that the exponent has
+ *     exactly bits(p_i) + 2 bits: its length, the only thing the
+ *     exponentiation's time depends on, is then a function of public sizes;
+ *   - umask = the element of u, uniform in [1, p_i) from getrandom at key
+ *     creation, uinv = u^-1 mod p_i (pn words), for the exit from the field;
+ *   - channel i >= 1: mprev = p_0 ... p_{i-1} (mn words, fixed), inv =
+ *     mprev^-1 mod p_i (pn words), for Garner's step i.
+ */
+#ifndef MNS_RSA_INTERNAL_H
+#define MNS_RSA_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+#include "mns.h"
+#include "mns_rsa.h"
+
+/* Digits of the constant-time entry: 4-bit (16 per word, rows of 16) for
+ * backends that must reduce often (small delta: fewer additions, so fewer
+ * reductions), 2-bit (32 per word, rows of 4) for those that need no reduce
+ * within a word (the masked row reads, 2^b words per bit... are then the
+ * cost, and they halve). */
+#define MNS_RSA_DIGIT_BITS_SMALL 2
+#define MNS_RSA_DIGIT_BITS_LARGE 4
+
+typedef struct mns_rsa_channel {
+    int inited;         /* dexp initialised (for mns_rsa_free) */
+    mns_field *f;
+    size_t bits;        /* bits of p_i */
+    size_t limbs;       /* field words per element */
+    long delta;         /* the field's free additions */
+    size_t pn;          /* words of p_i */
+    mp_limb_t *p;       /* p_i, pn words */
+    mpz_t dexp;         /* padded d_i (see above) */
+    unsigned dbits;     /* b: 2 or 4 */
+    unsigned ndigits;   /* 64 / b */
+    unsigned radix;     /* 2^b */
+    uint64_t *digit;    /* ndigits x radix elements */
+    uint64_t *r64;      /* 2^64 mod p_i, one element */
+    uint64_t *umask;    /* the exit mask: element of a secret random u */
+    mp_limb_t *uinv;    /* u^-1 mod p_i, pn words */
+    size_t mn;          /* words of mprev (0 for channel 0) */
+    mp_limb_t *mprev;   /* product of the earlier primes */
+    mp_limb_t *inv;     /* mprev^-1 mod p_i, pn words */
+    double create_ms;   /* mns_field_new for this prime, parameters included */
+} mns_rsa_channel;
+
+typedef struct mns_rsa_pool mns_rsa_pool;
+
+struct mns_rsa {
+    int k;
+    size_t nn;          /* words of n */
+    size_t nbytes;      /* bytes of n */
+    mpz_t n, e;
+    mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
+    size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
+    /* the pool, created by the first call with threads > 1 */
+    pthread_mutex_t pool_lock;
+    mns_rsa_pool *pool;
+    int pool_failed;
+    char *describe;
+};
+
+/* How a call runs its channels (the benchmark compares them). */
+typedef enum {
+    MNS_RSA_THREADS_POOL = 0,   /* the key's pool (default) */
+    MNS_RSA_THREADS_SPAWN = 1   /* fresh pthreads for this call */
+} mns_rsa_thread_mode;
+
+/* Test and benchmark entry: mns_rsa_private with a thread mode and an
+ * injected fault. fault_channel < 0: no fault (what mns_rsa_private runs);
+ * otherwise bit fault_bit of that channel's result is flipped after the
+ * exponentiation, before the CRT, as a glitch would. Not exported from the
+ * shared library (hidden visibility) and declared in no public header, so
+ * nothing outside the library's own tests can reach it. */
+mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
+                               mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
+
+/* --- channel.c: entry, exponentiation, exit --- */
+
+/* Scratch words (uint64_t) that mns_rsa_channel_run needs for channel c of
+ * a key whose n has nn words. */
+size_t mns_rsa_channel_scratch(const mns_rsa_channel *c, size_t nn);
+
+/* s <- in^d mod p_i, canonical, pn words. in: nn words (public). Constant
+ * time in the values of p_i, d_i and the result (get_mpz sees only the
+ * masked s_i u). If the field fails inside (powm's or get_mpz's scratch
+ * allocation), s is garbage of the right length and the fault check
+ * catches it. */
+void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t *in, size_t nn,
+                         uint64_t *scratch);
+
+/* X <- the tight element of the pn-word value r < p_i; w, e: scratch
+ * elements. Constant time. */
+void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_t *r, uint64_t *w,
+                           uint64_t *e);
+
+/* Fills digit and r64 (variable time: runs once, at key creation, on
+ * constants derived from p alone). */
+mns_status mns_rsa_channel_tables(mns_rsa_channel *c);
+
+/* --- crt.c: Garner --- */
+
+/* Scratch words for mns_rsa_crt. */
+size_t mns_rsa_crt_scratch(const mns_rsa *key);
+/* x <- the unique value < n with x = s[i] mod p_i, key->xn words. s[i] has
+ * key->ch[i].pn words, each < p_i (or garbage of that length after a fault:
+ * still no out-of-bounds access). Constant time. */
+void mns_rsa_crt(const mns_rsa *key, mp_limb_t *x, mp_limb_t *const *s, mp_limb_t *scratch);
+
+/* --- pool.c: threads --- */
+
+typedef void (*mns_rsa_job)(void *arg, int index);
+
+/* Runs job(arg, i) for i in [0, jobs) on `threads` threads (the caller is
+ * one of them). MNS_ENOMEM/MNS_ENOTSUP if threads could not be had (nothing
+ * was run then). */
+mns_status mns_rsa_pool_new(mns_rsa_pool **pool, int workers);
+void mns_rsa_pool_free(mns_rsa_pool *pool);
+/* Returns MNS_EINVAL (nothing run) if the pool is busy with another call. */
+mns_status mns_rsa_pool_run(mns_rsa_pool *pool, int threads, mns_rsa_job job, void *arg,
+                            int jobs);
+mns_status mns_rsa_spawn_run(int threads, mns_rsa_job job, void *arg, int jobs);
+
+#endif
