@@ -24,9 +24,26 @@ struct mns_field {
 
 /* Backends, one line each. A number system adds its line here. */
 extern const mns_backend mns_backend_mont;
+extern const mns_backend mns_backend_mpart;
+extern const mns_backend mns_backend_bipartite;
+extern const mns_backend mns_backend_mpart_mont;
+extern const mns_backend mns_backend_mpart_barrett;
+extern const mns_backend mns_backend_rns, mns_backend_rns_ifma;
+extern const mns_backend mns_backend_pmns, mns_backend_pmns_ifma;
+extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
 
 static const mns_backend *const backends[] = {
     &mns_backend_mont,
+    &mns_backend_mpart,
+    &mns_backend_bipartite,
+    &mns_backend_mpart_mont,
+    &mns_backend_mpart_barrett,
+    &mns_backend_rns,
+    &mns_backend_rns_ifma,
+    &mns_backend_pmns,
+    &mns_backend_pmns_ifma,
+    &mns_backend_pmns_mp,
+    &mns_backend_pmns_mp_ifma,
 };
 
 static const mns_backend *find_backend(const char *name)
