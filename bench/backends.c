@@ -13,6 +13,27 @@ const char *const mb_known_backends[] = {
     "rns-ifma", "sor", "mpart", "bipartite", NULL,
 };
 
+/* Size windows for the default run (no --backends): outside them a backend's
+ * field creation (PMNS parameter generation by LLL: seconds at 2048 bits for
+ * s = 1, tens of seconds at 6144+ with automatic s) or its thread start-up
+ * (mpart on small moduli) would dominate a two-minute run. Named explicitly
+ * with --backends, every backend runs at every size. */
+static const struct {
+    const char *name;
+    unsigned min_bits, max_bits;
+} default_windows[] = {
+    {"pmns", 0, 1621},         {"pmns-ifma", 0, 1621},     {"pmns-mp", 1024, 4096},
+    {"pmns-mp-ifma", 1024, 4096}, {"mpart", 4096, ~0u},   {"bipartite", 4096, ~0u},
+};
+
+int mb_default_window(const char *name, unsigned bits)
+{
+    for (size_t i = 0; i < sizeof default_windows / sizeof default_windows[0]; i++)
+        if (strcmp(default_windows[i].name, name) == 0)
+            return bits >= default_windows[i].min_bits && bits <= default_windows[i].max_bits;
+    return 1;
+}
+
 typedef struct mns_state {
     mns_field *f;
     size_t limbs;

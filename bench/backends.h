@@ -17,4 +17,7 @@ extern const char *const mb_known_backends[];
 int mb_mns_new(mb_impl *out, const mpz_t p, const char *spec, double *setup_s, char *why,
                size_t why_len);
 
+/* 1 if the default run (no --backends) measures backend `name` at `bits`. */
+int mb_default_window(const char *name, unsigned bits);
+
 #endif

@@ -342,6 +342,12 @@ static size_t make_impls(mb_run *run, unsigned bits, const mpz_t p, mb_impl *imp
         if (!run->specs[i])
             continue;
         char why[512];
+        if (!run->specs_given && !mb_default_window(run->specs[i], bits)) {
+            add_skip(run, run->specs[i], bits, MNS_ENOTSUP,
+                     "outside the default run's size window (setup cost); name it with "
+                     "--backends to measure it here");
+            continue;
+        }
         int st = mb_mns_new(&impls[n], p, run->specs[i], &setup_s[n], why, sizeof why);
         if (setup_s[n] > 1.0)
             fprintf(stderr, "  %-12s mns_field_new took %.1f s at %u bits\n", run->specs[i],

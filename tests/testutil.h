@@ -37,10 +37,13 @@ unsigned long mt_below(unsigned long n);
 double mt_scale(void);
 unsigned mt_scaled(unsigned count);
 
+#define MT_PRIME_MAX_BITS 3072
+
 /* Modulus shapes for structured tests. */
 typedef enum {
     MT_MOD_RANDOM,      /* random odd, top bit set */
-    MT_MOD_PRIME,       /* random prime, top bit set */
+    MT_MOD_PRIME,       /* random prime, top bit set; above MT_PRIME_MAX_BITS a
+                           random odd modulus (nextprime takes minutes there) */
     MT_MOD_2K_MINUS_1,  /* 2^bits - 1 */
     MT_MOD_2K_PLUS_1,   /* 2^(bits-1) + 1 */
     MT_MOD_SPARSE,      /* 2^(bits-1) + a few random bits + 1 */
