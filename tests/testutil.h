@@ -37,7 +37,7 @@ unsigned long mt_below(unsigned long n);
 double mt_scale(void);
 unsigned mt_scaled(unsigned count);
 
-#define MT_PRIME_MAX_BITS 3072
+#define MT_PRIME_MAX_BITS 4096
 
 /* Modulus shapes for structured tests. */
 typedef enum {
