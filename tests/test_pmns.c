@@ -229,8 +229,8 @@ static void check_params(mns_pmns_params *P, const char *what, unsigned rounds)
     mns_pmns_ctx_free(g);
 }
 
-static void gen_and_check(size_t bits, mns_pmns_word word, mns_pmns_eshape e, int delta,
-                          unsigned rounds)
+static void gen_and_check_n(size_t bits, mns_pmns_word word, mns_pmns_eshape e, int delta,
+                            int n, unsigned rounds)
 {
     mpz_t p;
     mpz_init(p);
@@ -241,11 +241,13 @@ static void gen_and_check(size_t bits, mns_pmns_word word, mns_pmns_eshape e, in
     o.s = 1;
     o.eshape = e;
     o.delta = delta;
+    o.n = n;
     mns_pmns_params *P = NULL;
     mns_status st = mns_pmns_generate_var(&P, p, &o);
     char what[128];
-    snprintf(what, sizeof what, "%zu-bit %s E=%s delta=%d", bits, word == MNS_PMNS_WORD_U52 ? "u52" : "s64",
-             e == MNS_PMNS_E_BINOMIAL ? "lambda" : "x1", delta);
+    snprintf(what, sizeof what, "%zu-bit %s E=%s delta=%d n=%d", bits,
+             word == MNS_PMNS_WORD_U52 ? "u52" : "s64", e == MNS_PMNS_E_BINOMIAL ? "lambda" : "x1",
+             delta, n);
     if (st == MNS_ENOTSUP) {
         printf("  skip %s: %s\n", what, mns_last_error());
     } else {
@@ -257,6 +259,12 @@ static void gen_and_check(size_t bits, mns_pmns_word word, mns_pmns_eshape e, in
         }
     }
     mpz_clear(p);
+}
+
+static void gen_and_check(size_t bits, mns_pmns_word word, mns_pmns_eshape e, int delta,
+                          unsigned rounds)
+{
+    gen_and_check_n(bits, word, e, delta, 0, rounds);
 }
 
 static void field_checks(size_t bits, const char *const *specs, unsigned chain)
@@ -339,6 +347,14 @@ int main(void)
             gen_and_check(sizes[i], MNS_PMNS_WORD_U52, MNS_PMNS_E_BINOMIAL, 8, rounds);
         }
     }
+
+    /* the IFMA register kernels are one function per n (up to 56,
+     * kernel_ifma.c): every n up to 32 here (forced n, p of 24n bits so that
+     * rho stays large enough for reduce), compared with GMP and word for word
+     * with the portable twin; larger n through the sizes above, the shipped
+     * sets (n = 37, 51, 58, 67) and test_slow_pmns */
+    for (int n = 2; n <= 32; n++)
+        gen_and_check_n((size_t)(24 * n), MNS_PMNS_WORD_U52, MNS_PMNS_E_BINOMIAL, 0, n, 8);
 
     static const char *const small_specs[] = {"pmns", "pmns-ifma", "pmns:E=x1", "pmns-ifma:E=x1",
                                               "pmns:delta=2", "pmns-ifma:delta=1", NULL};
