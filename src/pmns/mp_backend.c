@@ -14,8 +14,10 @@
 #include "mns_pmns_mp.h"
 #include "pmns/mp_ctx.h"
 
-/* Leaf size limit of the Toeplitz recursion, from measurement
- * (docs/pmns-mp.md): below it the schoolbook product wins. */
+/* Leaf size limit of the Toeplitz recursion. IFMA: 64 keeps every n <= 64
+ * unsplit, which is what the fused kernel of mp_ifma.c serves (measured
+ * faster than the split flow at 1024-4096 bits, docs/pmns-mp.md). Generic:
+ * 8 is not yet measured. */
 #define MP_BASE_GENERIC 8
 #define MP_BASE_IFMA 64
 
