@@ -46,6 +46,17 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_mont_mpn_scratch(size_t n);
 
+/* Constant-time Karatsuba above MNS_MONT_KARA_THRESHOLD words (schoolbook
+ * mpn_sec_mul / mpn_sec_sqr below); r has 2n words, scratch
+ * mns_mont_kara_itch(n) words. */
+#ifndef MNS_MONT_KARA_THRESHOLD
+#define MNS_MONT_KARA_THRESHOLD 32
+#endif
+size_t mns_mont_kara_itch(size_t n);
+void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_size_t n,
+                       mp_limb_t *scratch);
+void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch);
+
 /* t has 2n words (a double-length product, t < p R); r <- t R^-1 mod p, and t
  * is clobbered. Shared by the squarings of every kernel. */
 void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t);

@@ -4,7 +4,8 @@
  * for mpn_addmul_1, selected for the CPU at load time, and documents
  * mpn_sec_mul, mpn_sec_sqr and mpn_cnd_* as free of data-dependent branches
  * and memory indices (mpn_addmul_1 is what its own mpn_sec_powm reduces
- * with). Measured here (TSC ticks per 2048-bit modmul, same run): portable C
+ * with). Above 32 words the product is a constant-time Karatsuba
+ * (mont_karatsuba.c) over those primitives. Measured here (TSC ticks per 2048-bit modmul, same run): portable C
  * CIOS 7206, this kernel 3241, OpenSSL BN_mod_mul_montgomery 3552. So the
  * product is mpn_sec_mul / mpn_sec_sqr (schoolbook, constant time) followed
  * by a separated REDC with one mpn_addmul_1 row per word; GMP's sub-quadratic
@@ -39,7 +40,7 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
     mns_tmp tmp;
     mp_limb_t *t = (mp_limb_t *)mns_tmp_get(&tmp, c->mpn_scratch);
     mp_limb_t *extra = t + 2 * n;
-    mpn_sec_mul(t, (const mp_limb_t *)a, n, (const mp_limb_t *)b, n, extra);
+    mns_mont_kara_mul(t, (const mp_limb_t *)a, (const mp_limb_t *)b, n, extra);
     redc_mpn(c, r, t, extra);
     mns_tmp_release(&tmp);
 }
@@ -50,18 +51,15 @@ void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
     mns_tmp tmp;
     mp_limb_t *t = (mp_limb_t *)mns_tmp_get(&tmp, c->mpn_scratch);
     mp_limb_t *extra = t + 2 * n;
-    mpn_sec_sqr(t, (const mp_limb_t *)a, n, extra);
+    mns_mont_kara_sqr(t, (const mp_limb_t *)a, n, extra);
     redc_mpn(c, r, t, extra);
     mns_tmp_release(&tmp);
 }
 
 size_t mns_mont_mpn_scratch(size_t n)
 {
-    mp_size_t itch = mpn_sec_mul_itch((mp_size_t)n, (mp_size_t)n);
-    mp_size_t itch2 = mpn_sec_sqr_itch((mp_size_t)n);
-    if (itch2 > itch)
-        itch = itch2;
-    if ((size_t)itch < n)
-        itch = (mp_size_t)n;
-    return 2 * n + (size_t)itch;
+    size_t itch = mns_mont_kara_itch(n);
+    if (itch < n)
+        itch = n; /* redc_mpn's subtraction */
+    return 2 * n + itch;
 }
