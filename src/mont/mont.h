@@ -46,11 +46,19 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_mont_mpn_scratch(size_t n);
 
-/* Constant-time Karatsuba above MNS_MONT_KARA_THRESHOLD words (schoolbook
- * mpn_sec_mul / mpn_sec_sqr below); r has 2n words, scratch
+/* Constant-time Karatsuba above MNS_MONT_KARA_THRESHOLD words for products
+ * and MNS_MONT_KARA_SQR_THRESHOLD for squares (schoolbook mpn_sec_mul /
+ * mpn_sec_sqr below); r has 2n words, scratch
  * mns_mont_kara_itch(n) words. */
 #ifndef MNS_MONT_KARA_THRESHOLD
 #define MNS_MONT_KARA_THRESHOLD 32
+#endif
+/* GMP's mpn_sec_sqr is a true squaring (0.55-0.6 of mpn_sec_mul from 24
+ * words up, measured here), so one Karatsuba level only pays from about 64
+ * words: sec_sqr(32) = 1098 ticks against 3 x sec_sqr(16) = 1146 plus the
+ * additions. */
+#ifndef MNS_MONT_KARA_SQR_THRESHOLD
+#define MNS_MONT_KARA_SQR_THRESHOLD 64
 #endif
 size_t mns_mont_kara_itch(size_t n);
 void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_size_t n,

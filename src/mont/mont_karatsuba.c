@@ -116,7 +116,7 @@ void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_
 
 void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch)
 {
-    if (n < MNS_MONT_KARA_THRESHOLD) {
+    if (n < MNS_MONT_KARA_SQR_THRESHOLD) {
         mpn_sec_sqr(r, a, n, scratch);
         return;
     }
