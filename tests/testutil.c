@@ -220,8 +220,7 @@ long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *opts)
     if (st != MNS_OK)
         return mt_failed() - before;
 
-    chk c = {.f = f, .p = (const mpz_t *)&p[0], .spec = spec};
-    c.p = (const mpz_t *)p;
+    chk c = {.f = f, .p = (const mpz_t *)p, .spec = spec};
     mpz_inits(c.got, c.want, c.t, NULL);
     const size_t L = mns_field_limbs(f);
     uint64_t *A = calloc(L, 8), *B = calloc(L, 8), *R = calloc(L, 8), *S = calloc(L, 8);

@@ -104,8 +104,9 @@ mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_
     if (!scratch)
         return mns_error(MNS_ENOMEM, "powm: cannot allocate %zu words of scratch", words);
     mns_exp_powm(ops, r, a, e, scratch);
-    /* the table holds powers of a secret base */
-    memset(scratch, 0, words * sizeof(uint64_t));
+    /* the table holds powers of a secret base; explicit_bzero is not
+     * removed as a dead store before free() the way memset may be */
+    explicit_bzero(scratch, words * sizeof(uint64_t));
     free(scratch);
     return MNS_OK;
 }

@@ -8,6 +8,7 @@
 #include "core/cpu.h"
 #include "core/ct.h"
 #include "core/error.h"
+#include "core/tmp.h"
 #include "mont/mont.h"
 
 typedef unsigned __int128 u128;
@@ -97,20 +98,19 @@ static mns_status mont_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
 static void mont_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
 {
     const mns_mont_ctx *c = ctx;
-    uint64_t *one = calloc(c->n, sizeof(uint64_t));
-    uint64_t *x = malloc(c->n * sizeof(uint64_t));
-    if (!one || !x) {
-        free(one);
-        free(x);
+    mns_tmp tmp;
+    uint64_t *one = mns_tmp_get(&tmp, 2 * c->n);
+    if (!one) {
         mpz_set_ui(r, 0);
         mns_error(MNS_ENOMEM, "mont: get_mpz out of memory");
         return;
     }
+    uint64_t *x = one + c->n;
+    memset(one, 0, c->n * sizeof(uint64_t));
     one[0] = 1;
     c->mul(c, x, a, one); /* a R^-1, fully reduced */
     import_words(r, x, c->n);
-    free(one);
-    free(x);
+    mns_tmp_release(&tmp);
 }
 
 static void mont_destroy(void *ctx)
