@@ -44,8 +44,11 @@
  *
  * Threads and sharing. Each context owns a pool of T - 1 threads, created
  * with it and joined by mns_field_free; between calls they spin for about
- * 45 us and then sleep on a condition variable, so an idle context costs no
- * CPU; a call allocates nothing and creates no thread, and has at most one
+ * a millisecond and then sleep on a condition variable, so an idle context
+ * costs no CPU; a worker that has not started its share when the caller has
+ * finished its own (asleep, or descheduled on a loaded machine) has that
+ * share done by the caller, so a call is never slower than one thread plus
+ * the hand-off; a call allocates nothing and creates no thread, and has at most one
  * barrier (the "lpt" and table schedules; "chain" has none) plus the final
  * join. A context may be used by several threads at once: the pool serves
  * one call at a time (a mutex, taken with trylock); a call that finds it

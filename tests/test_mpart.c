@@ -6,6 +6,8 @@
  * operands, chains, aliasing, powm) on odd moduli from 64 to 65536 bits;
  * two user threads sharing one context; bad options. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,59 @@ static void test_shared(const char *spec, size_t bits)
     mpz_clear(p);
 }
 
+/* The pool on its own: every share of every job runs exactly once, whether
+ * its worker runs it or the caller takes it over (independent jobs). Sleeps
+ * between some jobs let the workers park, so that the caller finds shares
+ * not started and takes them; jobs with a barrier are never taken over. */
+typedef struct {
+    _Atomic int runs[8];
+    _Atomic int took_over;
+    pthread_t caller;
+    mns_mpart_pool *pool;
+    int barrier;
+} pool_probe;
+
+static void probe_share(void *arg, int w)
+{
+    pool_probe *pr = arg;
+    atomic_fetch_add(&pr->runs[w], 1);
+    if (w != 0 && pthread_equal(pthread_self(), pr->caller))
+        atomic_fetch_add(&pr->took_over, 1);
+    if (pr->barrier)
+        mns_mpart_pool_barrier(pr->pool);
+}
+
+static void test_pool(void)
+{
+    for (int T = 2; T <= 4; T++) {
+        mns_mpart_pool *pool = mns_mpart_pool_new(T);
+        MT_CHECK(pool != NULL && mns_mpart_pool_size(pool) == T, "pool of %d", T);
+        if (!pool)
+            continue;
+        int took = 0;
+        for (int job = 0; job < 400; job++) {
+            pool_probe pr;
+            memset(&pr, 0, sizeof pr);
+            pr.caller = pthread_self();
+            pr.pool = pool;
+            pr.barrier = job % 5 == 4;
+            if (job % 7 == 0) {
+                struct timespec ts = {0, 3000000}; /* 3 ms: the workers park */
+                nanosleep(&ts, NULL);
+            }
+            mns_mpart_pool_run(pool, probe_share, &pr, !pr.barrier);
+            for (int w = 0; w < T; w++)
+                MT_CHECK(atomic_load(&pr.runs[w]) == 1, "pool T=%d job %d: share %d ran %d times",
+                         T, job, w, atomic_load(&pr.runs[w]));
+            MT_CHECK(!pr.barrier || atomic_load(&pr.took_over) == 0,
+                     "pool T=%d job %d: a share of a job with a barrier was taken over", T, job);
+            took += atomic_load(&pr.took_over);
+        }
+        printf("pool T=%d: %d shares taken over by the caller in 400 jobs\n", T, took);
+        mns_mpart_pool_free(pool);
+    }
+}
+
 static void test_bad_options(void)
 {
     mpz_t p;
@@ -282,6 +337,7 @@ int main(void)
     test_pmr_pbr();
     test_pbr_q_bound();
     test_fold();
+    test_pool();
     test_bad_options();
 
     mpz_t p;

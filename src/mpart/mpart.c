@@ -174,7 +174,7 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
     mp_job j = {c, s, &s->pool_plan, &c->pexec, a, b, square, c->pool};
     if (pthread_mutex_trylock(&c->busy) == 0) {
         if (c->pool)
-            mns_mpart_pool_run(c->pool, run_worker, &j);
+            mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
         else
             run_worker(&j, 0);
         finish(c, &c->pexec, r);
@@ -195,7 +195,7 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
     }
     pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
     if (c->pool)
-        mns_mpart_pool_run(c->pool, run_worker, &j);
+        mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
     else
         run_worker(&j, 0);
     finish(c, &c->pexec, r);

@@ -8,15 +8,21 @@
 #include <stdlib.h>
 #include <x86intrin.h>
 
-/* Idle workers spin this many TSC ticks (about 45 us at 2.3 GHz) before
- * parking: long enough to bridge the gap between two multiplications of a
- * chain, short enough not to steal a shared core for long. */
-#define POOL_SPIN_TICKS 100000u
+/* Idle workers spin this many TSC ticks (about 1 ms at 2 GHz) before
+ * parking. It must exceed the gap between two multiplications of a chain
+ * with margin: a parked worker costs a futex wake-up, which on this VM takes
+ * 50-100 us (100k-200k ticks), and with a spin shorter than one call plus
+ * that wake-up a chain settles into waking the worker for every call (seen:
+ * 148k ticks per 8192-bit product whose halves take 18k each). A slow wake-up
+ * no longer stalls the caller (it takes the worker's share, see
+ * mns_mpart_pool_run), but only an awake worker gives the speed-up. */
+#define POOL_SPIN_TICKS 2000000u
 /* Waits inside a call pause-spin this long before yielding the core. */
 #define POOL_YIELD_TICKS 20000u
 
 typedef struct {
-    alignas(64) _Atomic uint64_t done; /* generation of the last job finished */
+    alignas(64) _Atomic uint64_t done; /* generation of the last job this worker saw through */
+    _Atomic uint64_t claimed;          /* generation of the last job whose share w is taken */
 } pool_slot;
 
 struct mns_mpart_pool {
@@ -47,6 +53,16 @@ static inline void relax(uint64_t t0)
         sched_yield();
 }
 
+/* Share w of job g is run by whoever moves claimed from below g to g first:
+ * worker w, or the caller once its own share is done (a worker that has not
+ * started by then is asleep or descheduled, and waiting for it would cost
+ * more than doing its share). */
+static int claim(pool_slot *slot, uint64_t g)
+{
+    uint64_t e = atomic_load_explicit(&slot->claimed, memory_order_relaxed);
+    return e < g && atomic_compare_exchange_strong(&slot->claimed, &e, g);
+}
+
 static void *worker_main(void *p)
 {
     pool_start st = *(pool_start *)p;
@@ -72,7 +88,11 @@ static void *worker_main(void *p)
         seen = g;
         if (atomic_load_explicit(&pool->stop, memory_order_acquire))
             break;
-        pool->fn(pool->arg, st.w);
+        /* fn and arg belong to job g only while nobody has finished g's
+         * share w: read them after winning the claim. A worker that lost it
+         * (the caller took the share) only reports that it saw g. */
+        if (claim(&pool->slots[st.w], g))
+            pool->fn(pool->arg, st.w);
         atomic_store_explicit(&pool->slots[st.w].done, g, memory_order_release);
     }
     return NULL;
@@ -103,8 +123,10 @@ mns_mpart_pool *mns_mpart_pool_new(int T)
         free(pool);
         return NULL;
     }
-    for (int w = 0; w < T; w++)
+    for (int w = 0; w < T; w++) {
         atomic_init(&pool->slots[w].done, 0);
+        atomic_init(&pool->slots[w].claimed, 0);
+    }
     atomic_init(&pool->gen, 0);
     atomic_init(&pool->stop, 0);
     atomic_init(&pool->sleepers, 0);
@@ -155,7 +177,7 @@ void mns_mpart_pool_free(mns_mpart_pool *pool)
 
 int mns_mpart_pool_size(const mns_mpart_pool *pool) { return pool ? pool->T : 1; }
 
-void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg)
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, int independent)
 {
     pool->fn = fn;
     pool->arg = arg;
@@ -164,14 +186,20 @@ void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg)
     wake(pool);
     fn(arg, 0);
     for (int w = 1; w < pool->T; w++) {
+        if (independent && claim(&pool->slots[w], g)) {
+            fn(arg, w);
+            continue;
+        }
         uint64_t t0 = __rdtsc();
-        while (atomic_load_explicit(&pool->slots[w].done, memory_order_acquire) != g)
+        while (atomic_load_explicit(&pool->slots[w].done, memory_order_acquire) < g)
             relax(t0);
     }
 }
 
 void mns_mpart_pool_barrier(mns_mpart_pool *pool)
 {
+    /* every share runs on its own worker in a job with a barrier (the
+     * caller never takes a share of such a job), so T threads arrive */
     uint64_t my = atomic_load_explicit(&pool->bar_gen, memory_order_acquire);
     if (atomic_fetch_add_explicit(&pool->bar_count, 1, memory_order_acq_rel) ==
         (unsigned)pool->T - 1) {

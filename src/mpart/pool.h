@@ -2,9 +2,9 @@
  * the paper's OpenMP code, without OpenMP).
  *
  * Created with the context, T - 1 threads plus the caller as worker 0. Between
- * calls the threads spin briefly (so a chain of multiplications, as in an
- * exponentiation, finds them awake) and then park on a condition variable, so
- * an idle context costs no CPU. A call writes the job, bumps a generation
+ * calls the threads spin for about a millisecond (so a chain of
+ * multiplications, as in an exponentiation, finds them awake) and then park
+ * on a condition variable, so an idle context costs no CPU. A call writes the job, bumps a generation
  * counter and, only if some thread is parked, signals; nothing is allocated
  * and no thread is created per call.
  *
@@ -23,9 +23,13 @@ typedef void (*mns_mpart_job_fn)(void *arg, int worker);
 mns_mpart_pool *mns_mpart_pool_new(int T);
 void mns_mpart_pool_free(mns_mpart_pool *pool);
 int mns_mpart_pool_size(const mns_mpart_pool *pool);
-/* fn(arg, w) on every worker w = 0..T-1 (0 is the caller); returns when all
- * have returned. */
-void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg);
+/* fn(arg, w) for every share w = 0..T-1, returns when all have returned.
+ * Share 0 runs on the caller, share w normally on worker w. If the shares
+ * are independent (no barrier, nothing one waits for from another), the
+ * caller takes every share whose worker has not started it by the time its
+ * own share is done, so a sleeping or descheduled worker costs at most the
+ * sequential time instead of a wake-up latency. */
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, int independent);
 /* Inside a job: wait until all T workers reach this point. */
 void mns_mpart_pool_barrier(mns_mpart_pool *pool);
 
