@@ -265,15 +265,15 @@ static void redc_adx(const mns_mont_ctx *c, uint64_t *r, uint64_t *t, uint64_t *
         m = next;
         next = swap;
     }
-    /* t[n .. 2n+4) + cw < 2p: the value fits in n words plus the word hi */
-    mpn_add_n((mp_limb_t *)t + n, (const mp_limb_t *)t + n, (const mp_limb_t *)cw,
-              (mp_size_t)(n + 4));
-    /* subtract p when the value is >= p, by mask (cw is free again) */
-    const uint64_t hi = t[2 * n];
-    mp_limb_t borrow = mpn_sub_n((mp_limb_t *)cw, (const mp_limb_t *)t + n, (const mp_limb_t *)p,
+    /* t[n .. 2n+4) + cw < 2p: the sum is n words in r plus the word hi
+     * (the words above it are zero), then p is subtracted when the value is
+     * >= p, by mask (cw is free again) */
+    mp_limb_t c1 = mpn_add_n((mp_limb_t *)r, (const mp_limb_t *)t + n, (const mp_limb_t *)cw,
+                             (mp_size_t)n);
+    const uint64_t hi = t[2 * n] + cw[n] + c1;
+    mp_limb_t borrow = mpn_sub_n((mp_limb_t *)cw, (const mp_limb_t *)r, (const mp_limb_t *)p,
                                  (mp_size_t)n);
     uint64_t take = mns_ct_mask_nonzero(hi) | ~mns_ct_mask_nonzero(borrow);
-    memcpy(r, t + n, n * sizeof(uint64_t));
     mns_ct_cmov(r, cw, n, take);
 }
 
