@@ -24,25 +24,29 @@
  * toolchain alone; it is only called when the CPU reports BMI2 and ADX. */
 #include "mont/mont.h"
 
-/* uint64_t mns_mont_addmul4_adx(uint64_t *t, const uint64_t *p, size_t cols,
- *                               const uint64_t m[4], const uint64_t q[4],
- *                               uint64_t mnext[4]);
- * t[0 .. cols+4) += (m0 + m1 B + m2 B^2 + m3 B^3) * p[0 .. cols); returns
- * the carry out of word cols+3 (0 or 1). cols is a multiple of 4, >= 8.
- * As soon as words 4..7 of t are final (after column 7) it also computes
- * the next block's factors mnext = t[4..8) q mod B^4, so that their latency
- * overlaps the remaining columns instead of stalling the next block.
+/* void mns_mont_redc4_adx(uint64_t *t, const uint64_t *p, size_t cols,
+ *                         const uint64_t m[4], const uint64_t q[4],
+ *                         uint64_t *cw, size_t blocks);
+ * For each of `blocks` blocks, block k at t + 4k: t[0 .. cols+4) +=
+ * (m0 + m1 B + m2 B^2 + m3 B^3) * p[0 .. cols), the carry out of word
+ * cols+3 (0 or 1) stored to cw[4k]. cols is a multiple of 4, >= 8. m are
+ * the first block's factors; as soon as words 4..7 of a block are final
+ * (after column 7) the next block's factors t[4..8) q mod B^4 are computed,
+ * so that their latency overlaps the remaining columns instead of stalling
+ * the next block.
  *
  * Registers: rdi t, rsi p, rcx loop count, rdx p_j (mulx source), r8..r11
- * m0..m3, rax/rbx product halves, r12..r15 the window, rbp zero. Stack:
- * q and mnext, and room to spill r8..r15 around the factor computation. */
+ * m0..m3, rax/rbx product halves, r12..r15 the window, rbp zero. Stack: 0 q,
+ * 8 the carry slot, 16..79 room to spill r8..r15 around the factor
+ * computation, 80 the block's t, 88 p, 96 blocks left, 104 the loop count,
+ * 112..143 the next factors. */
 __asm__(
     "    .text\n"
     "    .p2align 5\n"
-    "    .globl mns_mont_addmul4_adx\n"
-    "    .hidden mns_mont_addmul4_adx\n"
-    "    .type mns_mont_addmul4_adx, @function\n"
-    "mns_mont_addmul4_adx:\n"
+    "    .globl mns_mont_redc4_adx\n"
+    "    .hidden mns_mont_redc4_adx\n"
+    "    .type mns_mont_redc4_adx, @function\n"
+    "mns_mont_redc4_adx:\n"
     "    .cfi_startproc\n"
     "    push %rbx\n"
     "    .cfi_adjust_cfa_offset 8\n"
@@ -62,17 +66,25 @@ __asm__(
     "    push %r15\n"
     "    .cfi_adjust_cfa_offset 8\n"
     "    .cfi_rel_offset %r15, 0\n"
-    "    sub $80, %rsp\n"
-    "    .cfi_adjust_cfa_offset 80\n"
+    "    sub $144, %rsp\n"
+    "    .cfi_adjust_cfa_offset 144\n"
     "    mov %r8, 0(%rsp)\n"
     "    mov %r9, 8(%rsp)\n"
+    "    mov %rdi, 80(%rsp)\n"
+    "    mov %rsi, 88(%rsp)\n"
+    "    mov 200(%rsp), %rax\n" /* blocks, the seventh argument */
+    "    mov %rax, 96(%rsp)\n"
+    "    shr $2, %rdx\n"
+    "    sub $2, %rdx\n" /* iterations after the first eight columns */
+    "    mov %rdx, 104(%rsp)\n"
     "    mov 0(%rcx), %r8\n"
     "    mov 8(%rcx), %r9\n"
     "    mov 16(%rcx), %r10\n"
     "    mov 24(%rcx), %r11\n"
-    "    mov %rdx, %rcx\n"
-    "    shr $2, %rcx\n"
-    "    sub $2, %rcx\n" /* iterations after the first eight columns */
+    "3:\n" /* one block of four rows */
+    "    mov 80(%rsp), %rdi\n"
+    "    mov 88(%rsp), %rsi\n"
+    "    mov 104(%rsp), %rcx\n"
     "    xor %r12d, %r12d\n"
     "    xor %r13d, %r13d\n"
     "    xor %r14d, %r14d\n"
@@ -147,11 +159,10 @@ __asm__(
     "    mov 56(%rdi), %rax\n" /* x3 q0, word 3 */
     "    imul 0(%rbx), %rax\n"
     "    add %rax, %r11\n"
-    "    mov 8(%rsp), %rbx\n"
-    "    mov %r8, 0(%rbx)\n"
-    "    mov %r9, 8(%rbx)\n"
-    "    mov %r10, 16(%rbx)\n"
-    "    mov %r11, 24(%rbx)\n"
+    "    mov %r8, 112(%rsp)\n"
+    "    mov %r9, 120(%rsp)\n"
+    "    mov %r10, 128(%rsp)\n"
+    "    mov %r11, 136(%rsp)\n"
     "    mov 16(%rsp), %r8\n"
     "    mov 24(%rsp), %r9\n"
     "    mov 32(%rsp), %r10\n"
@@ -175,7 +186,6 @@ __asm__(
     "    dec %rcx\n" /* leaves CF alone; OF = 0 for a small count */
     "    jnz 1b\n"
     "2:\n"
-    "    .purgem MNS_ADX_COL\n"
     /* the window lands on t[cols .. cols+4) */
     "    add 0(%rdi), %r12\n"
     "    adc 8(%rdi), %r13\n"
@@ -187,8 +197,18 @@ __asm__(
     "    mov %r15, 24(%rdi)\n"
     "    mov $0, %eax\n"
     "    adc $0, %eax\n"
-    "    add $80, %rsp\n"
-    "    .cfi_adjust_cfa_offset -80\n"
+    "    mov 8(%rsp), %rbx\n" /* the block's carry, deferred */
+    "    mov %rax, 0(%rbx)\n"
+    "    addq $32, 8(%rsp)\n"
+    "    addq $32, 80(%rsp)\n"
+    "    mov 112(%rsp), %r8\n"
+    "    mov 120(%rsp), %r9\n"
+    "    mov 128(%rsp), %r10\n"
+    "    mov 136(%rsp), %r11\n"
+    "    decq 96(%rsp)\n"
+    "    jnz 3b\n"
+    "    add $144, %rsp\n"
+    "    .cfi_adjust_cfa_offset -144\n"
     "    pop %r15\n"
     "    .cfi_adjust_cfa_offset -8\n"
     "    .cfi_restore %r15\n"
@@ -207,17 +227,18 @@ __asm__(
     "    pop %rbx\n"
     "    .cfi_adjust_cfa_offset -8\n"
     "    .cfi_restore %rbx\n"
+    "    .purgem MNS_ADX_COL\n"
     "    ret\n"
     "    .cfi_endproc\n"
-    "    .size mns_mont_addmul4_adx, .-mns_mont_addmul4_adx\n");
+    "    .size mns_mont_redc4_adx, .-mns_mont_redc4_adx\n");
 
 #include <string.h>
 
 #include "core/ct.h"
 #include "core/tmp.h"
 
-uint64_t mns_mont_addmul4_adx(uint64_t *t, const uint64_t *p, size_t cols, const uint64_t m[4],
-                              const uint64_t q[4], uint64_t mnext[4]);
+void mns_mont_redc4_adx(uint64_t *t, const uint64_t *p, size_t cols, const uint64_t m[4],
+                        const uint64_t q[4], uint64_t *cw, size_t blocks);
 
 typedef unsigned __int128 u128;
 
@@ -257,13 +278,11 @@ static void redc_adx(const mns_mont_ctx *c, uint64_t *r, uint64_t *t, uint64_t *
     memset(cw, 0, (n + 12) * sizeof(uint64_t));
     for (size_t i = 0; i < head; i++)
         cw[i] = mpn_addmul_1((mp_limb_t *)t + i, (const mp_limb_t *)p, (mp_size_t)n, t[i] * c->pinv);
-    uint64_t fa[4], fb[4], *m = fa, *next = fb;
-    block_factors(m, t + head, c->pinv4);
-    for (size_t i = head; i < n; i += 4) {
-        cw[i + cols + 4 - n] = mns_mont_addmul4_adx(t + i, c->p_pad, cols, m, c->pinv4, next);
-        uint64_t *swap = m;
-        m = next;
-        next = swap;
+    const size_t blocks = (n - head) / 4;
+    if (blocks) {
+        uint64_t m[4];
+        block_factors(m, t + head, c->pinv4);
+        mns_mont_redc4_adx(t + head, c->p_pad, cols, m, c->pinv4, cw + head + cols + 4 - n, blocks);
     }
     /* t[n .. 2n+4) + cw < 2p: the sum is n words in r plus the word hi
      * (the words above it are zero), then p is subtracted when the value is
