@@ -34,10 +34,28 @@ int main(void)
             mt_modulus(p, big[i], (mt_mod_kind)k);
             mt_field_check("mont", p, &light);
         }
+    /* each kernel by name, whatever the default picks for the size: every
+     * word count to 20 (the adx kernel pads p to 8 words and takes n mod 4
+     * rows one at a time), then around its block and threshold edges */
+    static const char *const kernels[] = {"mont:kernel=gmp-mpn", "mont:kernel=adx"};
+    static const size_t words[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                   14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 31, 33, 64, 65, 97};
+    const mt_field_opts kern = {.iters = 10, .chain = 100, .powms = 3, .allow_notsup = 1};
+    for (size_t kk = 0; kk < sizeof kernels / sizeof kernels[0]; kk++)
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            static const mt_mod_kind kinds[] = {MT_MOD_RANDOM, MT_MOD_2K_MINUS_1, MT_MOD_2K_PLUS_1,
+                                                MT_MOD_DENSE};
+            for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+                mt_modulus(p, 64 * words[i] - (k == 0 ? 3 : 0), kinds[k]);
+                mt_field_check(kernels[kk], p, &kern);
+            }
+        }
     /* far larger: beyond the stack scratch (heap path) */
     const mt_field_opts huge = {.iters = 1, .chain = 3, .powms = 0};
     mt_modulus(p, 70000, MT_MOD_RANDOM);
     mt_field_check("mont", p, &huge);
+    const mt_field_opts huge_k = {.iters = 1, .chain = 3, .powms = 0, .allow_notsup = 1};
+    mt_field_check("mont:kernel=adx", p, &huge_k);
     /* "auto" must serve the same moduli */
     mt_modulus(p, 2048, MT_MOD_PRIME);
     mt_field_check("auto", p, &light);

@@ -28,6 +28,9 @@ struct mns_mont_ctx {
     size_t n;            /* words per element */
     uint64_t pinv;       /* -p^-1 mod 2^64 */
     uint64_t *p;         /* n words */
+    uint64_t *p_pad;     /* p with zero words up to n_pad, for the adx REDC */
+    size_t n_pad;        /* n rounded up to a multiple of 4, at least 8 */
+    uint64_t pinv4[4];   /* -p^-1 mod 2^256, the adx REDC's block factor */
     uint64_t *one;       /* R mod p */
     uint64_t *r2;        /* R^2 mod p */
     mns_mont_mul_fn mul;
@@ -45,6 +48,15 @@ void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
 void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_mont_mpn_scratch(size_t n);
+
+/* Kernels with a mulx/adcx/adox REDC four rows at a time (mont_adx.c),
+ * products as in the mpn kernel; only on CPUs with BMI2 and ADX. Scratch
+ * mns_mont_mpn_scratch(n) words as well. */
+#ifndef MNS_MONT_ADX_MIN_WORDS
+#define MNS_MONT_ADX_MIN_WORDS 24
+#endif
+void mns_mont_mul_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 
 /* Constant-time Karatsuba above MNS_MONT_KARA_THRESHOLD words for products
  * and MNS_MONT_KARA_SQR_THRESHOLD for squares (schoolbook mpn_sec_mul /

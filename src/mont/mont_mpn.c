@@ -61,5 +61,6 @@ size_t mns_mont_mpn_scratch(size_t n)
     size_t itch = mns_mont_kara_itch(n);
     if (itch < n)
         itch = n; /* redc_mpn's subtraction */
-    return 2 * n + itch;
+    /* the adx kernel: product plus 4 words, then n + 12 carry words */
+    return 2 * n + 4 + n + 12 + itch;
 }
