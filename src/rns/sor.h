@@ -98,8 +98,12 @@ static inline void mns_sor_alpha_kappa(const mns_sor *s, const uint64_t *gamma,
 {
     const size_t N = s->N;
     const uint64_t *ah = s->ahat;
-    mns_u128 sg = s->o;
-    uint64_t w0 = 0, w1 = 0, w2 = 0; /* U = sum gamma_i a^_i + alpha b^ < 2^167 */
+    /* U = sum gamma_i a^_i + alpha b^ < 2^167 as A + top 2^128 + B 2^64:
+     * A sums the products with the low words of a^ (a wrap counter, as the
+     * matrix accumulators), B those with the high words (below 2^32, so B
+     * stays below 2^103): two independent carry chains */
+    mns_u128 sg = s->o, A = 0, B = 0;
+    uint64_t top = 0;
     for (size_t i = 0; i <= N; i++) {
         uint64_t g;
         if (i < N) {
@@ -109,15 +113,13 @@ static inline void mns_sor_alpha_kappa(const mns_sor *s, const uint64_t *gamma,
             g = (uint64_t)(sg >> s->k); /* alpha, eq. (13); the branch is on i only */
             *alpha = g;
         }
-        mns_u128 p0 = (mns_u128)g * ah[2 * i], p1 = (mns_u128)g * ah[2 * i + 1];
-        mns_u128 t = (mns_u128)w0 + (uint64_t)p0;
-        w0 = (uint64_t)t;
-        t = (t >> 64) + w1 + (uint64_t)(p0 >> 64) + (uint64_t)p1;
-        w1 = (uint64_t)t;
-        w2 += (uint64_t)(t >> 64) + (uint64_t)(p1 >> 64);
+        mns_u128 p0 = (mns_u128)g * ah[2 * i];
+        A += p0;
+        top += A < p0;
+        B += (mns_u128)g * ah[2 * i + 1];
     }
     /* kappa^ = floor(U / 2^96) < G < 2^(k + 8) */
-    mns_u128 kap = ((mns_u128)w2 << 32) | (w1 >> 32);
+    mns_u128 kap = ((A >> 64) + B + ((mns_u128)top << 64)) >> 32;
     *kappa0 = (uint64_t)kap & (((uint64_t)1 << s->k) - 1);
     *kappa1 = (uint64_t)(kap >> s->k);
 }
