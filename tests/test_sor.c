@@ -164,8 +164,8 @@ static void check_corrections(const mns_sor *s, const uint64_t *gamma, const cha
     mpz_mul_2exp(t, t, s->k);
     mpz_add_ui(t, t, k0);
     mpz_sub(t, kap, t); /* kappa - kappa^ in {0, 1} */
-    MT_CHECK(mpz_cmp_ui(t, 0) >= 0 && mpz_cmp_ui(t, 1) <= 0, "%s: kappa - kappa^ = %s", what,
-             mpz_get_str(NULL, 10, t));
+    MT_CHECK(mpz_cmp_ui(t, 0) >= 0 && mpz_cmp_ui(t, 1) <= 0, "%s: kappa - kappa^ = %ld", what,
+             mpz_get_si(t));
     mpz_clears(Z, S, t, Mi, kap, NULL);
 }
 
@@ -212,8 +212,8 @@ static void paper_kappa_short(const mns_sor *s, const char *name)
     mpz_fdiv_q(t, S, s->p);
     mpz_fdiv_q_2exp(Mi, S, s->W);
     MT_CHECK(mpz_cmp(Mi, t) < 0, "%s: expected eq. (23) to be one short on 1 * 1", name);
-    printf("%s: 1 * 1: kappa = floor(S/p) = %s, eq. (23) floor(S/2^W) = %s\n", name,
-           mpz_get_str(NULL, 10, t), mpz_get_str(NULL, 10, Mi));
+    gmp_printf("%s: 1 * 1: kappa = floor(S/p) = %Zd, eq. (23) floor(S/2^W) = %Zd\n", name, t,
+               Mi);
     mpz_clears(S, Mi, t, NULL);
 }
 

@@ -24,6 +24,7 @@ void mns_sor_free(mns_sor *s)
     free(s->one);
     free(s->tab);
     free(s->ahat);
+    free(s->ahat52);
     mpz_clears(s->p, s->M, s->eps, NULL);
     free(s);
 }
@@ -96,7 +97,8 @@ static mns_status precompute(mns_sor *s, const uint64_t *cs)
     s->one = mns_rns_alloc_words(np);
     s->tab = mns_rns_alloc_words((N + 3) * np);
     s->ahat = mns_rns_alloc_words(2 * (N + 1));
-    if (!s->m || !s->c || !s->minv || !s->twop || !s->one || !s->tab || !s->ahat)
+    s->ahat52 = mns_rns_alloc_words(2 * np);
+    if (!s->m || !s->c || !s->minv || !s->twop || !s->one || !s->tab || !s->ahat || !s->ahat52)
         return mns_error(MNS_ENOMEM, "sor: out of memory");
     for (size_t j = 0; j < np; j++) {
         s->c[j] = j < N ? cs[j] : 1; /* padding lanes: any valid modulus */
@@ -125,6 +127,10 @@ static mns_status precompute(mns_sor *s, const uint64_t *cs)
         mpz_fdiv_q_2exp(t, t, s->W);
         s->ahat[2 * i] = mpz_getlimbn(t, 0);
         s->ahat[2 * i + 1] = mpz_size(t) > 1 ? mpz_getlimbn(t, 1) : 0;
+        if (i < N) {
+            s->ahat52[i] = s->ahat[2 * i] & (((uint64_t)1 << 52) - 1);
+            s->ahat52[np + i] = (s->ahat[2 * i] >> 52) | (s->ahat[2 * i + 1] << 12);
+        }
     }
     /* rows N + 1, N + 2: <-p>_{m_j}, <-p 2^k>_{m_j} */
     for (size_t j = 0; j < N; j++) {
@@ -217,6 +223,12 @@ mns_status mns_sor_new(mns_sor **out, const mpz_t p, const mns_sor_params *prm)
         mns_sor_free(s);
         return st;
     }
+    /* every condition and every table entry, recomputed independently of
+     * precompute(): a wrong table would give wrong products silently */
+    if ((st = mns_sor_check(s)) != MNS_OK) {
+        mns_sor_free(s);
+        return st;
+    }
     if (prm->ifma && prm->kernel) {
         s->kernel_name = "ifma";
         s->mul = mns_sor_mul_ifma;
@@ -278,6 +290,11 @@ mns_status mns_sor_check(const mns_sor *s)
         mpz_sub_ui(t, t, s->ahat[2 * i]);
         mpz_fdiv_q_2exp(t, t, 64);
         ok &= mpz_cmp_ui(t, s->ahat[2 * i + 1]) == 0 && s->ahat[2 * i + 1] < ((uint64_t)1 << 32);
+        if (i < N) {
+            mns_u128 a = ((mns_u128)s->ahat[2 * i + 1] << 64) | s->ahat[2 * i];
+            ok &= s->ahat52[i] < ((uint64_t)1 << 52) && s->ahat52[np + i] < ((uint64_t)1 << 44) &&
+                  (((mns_u128)s->ahat52[np + i] << 52) | s->ahat52[i]) == a;
+        }
     }
     for (size_t j = 0; ok && j < N; j++) {
         mpz_neg(t, s->p);
@@ -288,6 +305,7 @@ mns_status mns_sor_check(const mns_sor *s)
         ok &= s->twop[j] == mpz_fdiv_ui(t, s->m[j]) && s->one[j] == 1;
     }
     for (size_t j = N; ok && j < np; j++) {
+        ok &= s->ahat52[j] == 0 && s->ahat52[np + j] == 0;
         ok &= s->minv[j] == 0 && s->twop[j] == 0 && s->one[j] == 0;
         for (size_t i = 0; i < N + 3; i++)
             ok &= s->tab[i * np + j] == 0;

@@ -72,6 +72,9 @@ struct mns_sor {
     uint64_t *tab;
     /* N + 1 pairs (lo, hi): a^_i, then b^ (each below 2^T) */
     uint64_t *ahat;
+    /* the a^_i again in 52-bit limbs for the IFMA kernel: npad words of bits
+     * 0-51, then npad words of bits 52-95 (0 in padding lanes) */
+    uint64_t *ahat52;
 
     mpz_t p, M, eps;
 };
