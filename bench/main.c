@@ -443,6 +443,9 @@ static void usage(FILE *out)
             "  --seed N            seed of primes and data (default %lu: shipped primes)\n"
             "  --threads N         for multi-threaded backends (accepted, recorded, unused)\n"
             "  --json FILE         write every figure and the metadata as JSON\n"
+            "  --moduli KIND       random (default: the primes above) or pseudo-mersenne\n"
+            "                      (2^255-19, secp256k1, P-384, Curve448, P-521 at their sizes,\n"
+            "                      else the largest prime below 2^bits; for sor)\n"
             "  --gen-primes        print primes_table.c for --sizes and --seed, and exit\n"
             "  -v, --verbose       one line per measurement on stderr\n"
             "  -h, --help\n"
@@ -497,7 +500,7 @@ int main(int argc, char **argv)
                       argv[i]);
 
     enum { O_SIZES = 256, O_OPS, O_BACKENDS, O_BASELINES, O_QUICK, O_FULL, O_BUDGET,
-           O_DATASETS, O_BATCH, O_SEED, O_THREADS, O_JSON, O_GEN };
+           O_DATASETS, O_BATCH, O_SEED, O_THREADS, O_JSON, O_GEN, O_MODULI };
     static const struct option longopts[] = {
         {"sizes", required_argument, 0, O_SIZES},   {"ops", required_argument, 0, O_OPS},
         {"backends", required_argument, 0, O_BACKENDS},
@@ -508,6 +511,7 @@ int main(int argc, char **argv)
         {"batch", required_argument, 0, O_BATCH},   {"seed", required_argument, 0, O_SEED},
         {"threads", required_argument, 0, O_THREADS},
         {"json", required_argument, 0, O_JSON},     {"gen-primes", no_argument, 0, O_GEN},
+        {"moduli", required_argument, 0, O_MODULI},
         {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     double budget = -1;
@@ -582,6 +586,14 @@ int main(int argc, char **argv)
             break;
         case O_JSON: run.json_path = optarg; break;
         case O_GEN: gen = 1; break;
+        case O_MODULI:
+            if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pseudo-mersenne") != 0) {
+                fprintf(stderr, "mns-bench: bad --moduli \"%s\" (random, pseudo-mersenne)\n",
+                        optarg);
+                return 2;
+            }
+            run.pseudo_mersenne = strcmp(optarg, "pseudo-mersenne") == 0;
+            break;
         case 'v': run.verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -645,10 +657,15 @@ int main(int argc, char **argv)
         double t0 = now_s();
         mb_prime_info *pi = &run.primes[si];
         pi->bits = bits;
-        if (!mb_prime_in_table(bits, run.seed))
-            fprintf(stderr, "  %u-bit prime for seed %lu: generating (slow for large sizes)\n",
-                    bits, run.seed);
-        pi->from_table = mb_prime(p, bits, run.seed);
+        if (run.pseudo_mersenne) {
+            mb_prime_pm(p, bits);
+            pi->from_table = 0;
+        } else {
+            if (!mb_prime_in_table(bits, run.seed))
+                fprintf(stderr, "  %u-bit prime for seed %lu: generating (slow for large sizes)\n",
+                        bits, run.seed);
+            pi->from_table = mb_prime(p, bits, run.seed);
+        }
         pi->gen_s = now_s() - t0;
         pi->hex = mpz_get_str(NULL, 16, p);
 

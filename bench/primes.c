@@ -39,3 +39,29 @@ int mb_prime(mpz_t p, unsigned bits, unsigned long seed)
     mb_prime_generate(p, bits, seed);
     return 0;
 }
+
+void mb_prime_pm(mpz_t p, unsigned bits)
+{
+    static const struct {
+        unsigned bits;
+        const char *hex;
+    } known[] = {
+        {255, "7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffed"},
+        {256, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f"},
+        {384, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff"
+              "0000000000000000ffffffff"},
+        {448, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffffffffffff"
+              "ffffffffffffffffffffffffffffffffffffffff"},
+        {521, "1fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+              "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].bits == bits) {
+            mpz_set_str(p, known[i].hex, 16);
+            return;
+        }
+    mpz_ui_pow_ui(p, 2, bits);
+    do
+        mpz_sub_ui(p, p, 2);
+    while (!mpz_probab_prime_p(p, 30));
+}

@@ -23,6 +23,12 @@ int mb_prime(mpz_t p, unsigned bits, unsigned long seed);
 /* 1 if mb_prime would take it from the table. */
 int mb_prime_in_table(unsigned bits, unsigned long seed);
 
+/* The pseudo-Mersenne prime of this size (--moduli pseudo-mersenne, for the
+ * sum-of-residues backend): the standard curve primes 2^255 - 19,
+ * secp256k1's 2^256 - 2^32 - 977, P-384's, Curve448's 2^448 - 2^224 - 1 and
+ * P-521's 2^521 - 1 at their sizes; elsewhere the largest prime below 2^bits. */
+void mb_prime_pm(mpz_t p, unsigned bits);
+
 /* Always generates (slow for large sizes). */
 void mb_prime_generate(mpz_t p, unsigned bits, unsigned long seed);
 

@@ -105,7 +105,8 @@ void mb_report_header(const mb_run *run, FILE *out)
             m->name, m->min_datasets, m->datasets, m->batch, m->batch_s * 1e3, m->warmup,
             m->budget_s);
     fprintf(out, "seed:      %lu%s; threads %d (accepted, unused)\n", run->seed,
-            run->seed == mb_prime_table_seed ? " (primes from bench/primes_table.c)" : "",
+            run->pseudo_mersenne ? " (moduli: pseudo-Mersenne primes, --moduli)"
+            : run->seed == mb_prime_table_seed ? " (primes from bench/primes_table.c)" : "",
             run->threads);
 }
 

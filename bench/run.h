@@ -63,6 +63,7 @@ typedef struct mb_run {
     int specs_given;
     int baselines;       /* bit 0: GMP, bit 1: OpenSSL */
     unsigned long seed;
+    int pseudo_mersenne; /* --moduli pseudo-mersenne: primes 2^W - small (mb_prime_pm) */
     int threads;
     int verbose;
     const char *json_path;

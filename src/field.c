@@ -29,6 +29,7 @@ extern const mns_backend mns_backend_bipartite;
 extern const mns_backend mns_backend_mpart_mont;
 extern const mns_backend mns_backend_mpart_barrett;
 extern const mns_backend mns_backend_rns, mns_backend_rns_ifma;
+extern const mns_backend mns_backend_sor, mns_backend_sor_ifma;
 extern const mns_backend mns_backend_pmns, mns_backend_pmns_ifma;
 extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
 
@@ -40,6 +41,8 @@ static const mns_backend *const backends[] = {
     &mns_backend_mpart_barrett,
     &mns_backend_rns,
     &mns_backend_rns_ifma,
+    &mns_backend_sor,
+    &mns_backend_sor_ifma,
     &mns_backend_pmns,
     &mns_backend_pmns_ifma,
     &mns_backend_pmns_mp,

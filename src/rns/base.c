@@ -26,7 +26,7 @@
 #define IFMA_C_LIMIT ((uint64_t)1 << 16)
 #define DELTA_CAP (1 << 24)
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
+uint64_t mns_rns_gcd_u64(uint64_t a, uint64_t b)
 {
     while (b) {
         uint64_t t = a % b;
@@ -42,7 +42,7 @@ static uint64_t mulmod_var(uint64_t a, uint64_t b, uint64_t m)
 }
 
 /* a^-1 mod m by the extended Euclid algorithm; gcd(a, m) = 1. */
-static uint64_t invmod_var(uint64_t a, uint64_t m)
+uint64_t mns_rns_invmod_var(uint64_t a, uint64_t m)
 {
     __int128 t0 = 0, t1 = 1;
     uint64_t r0 = m, r1 = a % m;
@@ -59,7 +59,7 @@ static uint64_t invmod_var(uint64_t a, uint64_t m)
     return (uint64_t)t0;
 }
 
-static void *alloc_words(size_t words)
+void *mns_rns_alloc_words(size_t words)
 {
     size_t bytes = (words * sizeof(uint64_t) + 63) / 64 * 64;
     void *p = aligned_alloc(64, bytes ? bytes : 64);
@@ -89,7 +89,7 @@ void mns_rns_free(mns_rns *r)
 
 /* Extends cs[0..got) to up to `want` moduli 2^e - c, c odd below climit,
  * prime to p and to each other, trying c from *next on; returns the count. */
-static size_t pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next, unsigned e,
+size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next, unsigned e,
                           uint64_t climit, const mpz_t p)
 {
     for (uint64_t c = *next; c < climit && got < want; c += 2) {
@@ -98,7 +98,7 @@ static size_t pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next,
         if (mpz_gcd_ui(NULL, p, m) != 1)
             continue;
         size_t k = 0;
-        while (k < got && gcd_u64(m, ((uint64_t)1 << e) - cs[k]) == 1)
+        while (k < got && mns_rns_gcd_u64(m, ((uint64_t)1 << e) - cs[k]) == 1)
             k++;
         if (k == got)
             cs[got++] = c;
@@ -149,17 +149,17 @@ static mns_status precompute(mns_rns *r, const uint64_t *cs)
 {
     const size_t n = r->n, np = r->npad;
     const unsigned e = r->e;
-    r->m = alloc_words(2 * n);
-    r->c = alloc_words(2 * n);
-    r->taup = alloc_words(2 * n);
-    r->one = alloc_words(2 * n);
-    r->c1 = alloc_words(n);
-    r->mpinv = alloc_words(n);
-    r->d = alloc_words(n);
-    r->minv = alloc_words(n);
-    r->a1 = alloc_words(n * np);
-    r->a2 = alloc_words(n * np);
-    r->negM = alloc_words(n);
+    r->m = mns_rns_alloc_words(2 * n);
+    r->c = mns_rns_alloc_words(2 * n);
+    r->taup = mns_rns_alloc_words(2 * n);
+    r->one = mns_rns_alloc_words(2 * n);
+    r->c1 = mns_rns_alloc_words(n);
+    r->mpinv = mns_rns_alloc_words(n);
+    r->d = mns_rns_alloc_words(n);
+    r->minv = mns_rns_alloc_words(n);
+    r->a1 = mns_rns_alloc_words(n * np);
+    r->a2 = mns_rns_alloc_words(n * np);
+    r->negM = mns_rns_alloc_words(n);
     if (!r->m || !r->c || !r->taup || !r->one || !r->c1 || !r->mpinv || !r->d || !r->minv ||
         !r->a1 || !r->a2 || !r->negM)
         return mns_error(MNS_ENOMEM, "rns: out of memory");
@@ -185,23 +185,23 @@ static mns_status precompute(mns_rns *r, const uint64_t *cs)
     for (size_t i = 0; i < n; i++) {
         /* (M'_i)^-1 mod m'_i and (-p^-1) (M'_i)^-1 mod m'_i */
         mpz_divexact_ui(t, r->Mp, mp[i]);
-        r->mpinv[i] = invmod_var(mpz_fdiv_ui(t, mp[i]), mp[i]);
-        uint64_t pinv = invmod_var(mpz_fdiv_ui(r->p, mp[i]), mp[i]);
+        r->mpinv[i] = mns_rns_invmod_var(mpz_fdiv_ui(t, mp[i]), mp[i]);
+        uint64_t pinv = mns_rns_invmod_var(mpz_fdiv_ui(r->p, mp[i]), mp[i]);
         r->c1[i] = mulmod_var(mp[i] - pinv, r->mpinv[i], mp[i]);
         /* M'^-1 mod m_j and (M_j)^-1 mod m_j */
-        r->d[i] = invmod_var(mpz_fdiv_ui(r->Mp, m[i]), m[i]);
+        r->d[i] = mns_rns_invmod_var(mpz_fdiv_ui(r->Mp, m[i]), m[i]);
         mpz_divexact_ui(t, r->M, m[i]);
-        r->minv[i] = invmod_var(mpz_fdiv_ui(t, m[i]), m[i]);
+        r->minv[i] = mns_rns_invmod_var(mpz_fdiv_ui(t, m[i]), m[i]);
     }
     for (size_t j = 0; j < n; j++) {
         uint64_t pj = mpz_fdiv_ui(r->p, m[j]);
         for (size_t i = 0; i < n; i++)
-            r->a1[mns_rns_mat_index(r, i, j)] = mulmod_var(pj, invmod_var(mp[i] % m[j], m[j]), m[j]);
+            r->a1[mns_rns_mat_index(r, i, j)] = mulmod_var(pj, mns_rns_invmod_var(mp[i] % m[j], m[j]), m[j]);
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t Mi = mpz_fdiv_ui(r->M, mp[i]);
         for (size_t j = 0; j < n; j++)
-            r->a2[mns_rns_mat_index(r, j, i)] = mulmod_var(Mi, invmod_var(m[j] % mp[i], mp[i]), mp[i]);
+            r->a2[mns_rns_mat_index(r, j, i)] = mulmod_var(Mi, mns_rns_invmod_var(m[j] % mp[i], mp[i]), mp[i]);
         r->negM[i] = Mi ? mp[i] - Mi : 0;
     }
     mpz_clear(t);
@@ -227,7 +227,7 @@ mns_status mns_rns_new(mns_rns **out, const mpz_t p, const mns_rns_params *prm)
         if (e != 52)
             return mns_error(MNS_EINVAL, "rns: the IFMA kernel needs e = 52 (got %u)", e);
         if (step % 8)
-            step = step * 8 / gcd_u64(step, 8);
+            step = step * 8 / mns_rns_gcd_u64(step, 8);
         if (!mns_rns_ifma_compiled() || !mns_cpu_has_ifma())
             return mns_error(MNS_ENOTSUP,
                              "rns: AVX-512 IFMA kernel not available (%s; MNS_CPU=%s)",
@@ -259,7 +259,7 @@ mns_status mns_rns_new(mns_rns **out, const mpz_t p, const mns_rns_params *prm)
     mpz_inits(M, Mp, NULL);
     long delta = -1;
     for (; n <= nmax; n += step) {
-        have = pick_moduli(cs, have, 2 * n, &next_c, e, climit, p);
+        have = mns_rns_pick_moduli(cs, have, 2 * n, &next_c, e, climit, p);
         if (have < 2 * n)
             break;
         products(cs, n, e, M, Mp);
@@ -341,7 +341,7 @@ mns_status mns_rns_check(const mns_rns *r)
         if (mpz_gcd_ui(NULL, r->p, r->m[i]) != 1)
             return mns_error(MNS_ERANGE, "rns: modulus %zu not prime to p", i);
         for (size_t k = 0; k < i; k++)
-            if (gcd_u64(r->m[i], r->m[k]) != 1)
+            if (mns_rns_gcd_u64(r->m[i], r->m[k]) != 1)
                 return mns_error(MNS_ERANGE, "rns: moduli %zu and %zu not coprime", k, i);
     }
     if (n > MNS_RNS_NMAX || (r->kernel == MNS_RNS_KERNEL_IFMA && n % 8))

@@ -88,6 +88,17 @@ void mns_rns_sub_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const
 void mns_rns_mul_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_add_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_sub_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+/* Setup helpers shared by the RNS contexts (rns and sor); variable time. */
+uint64_t mns_rns_gcd_u64(uint64_t a, uint64_t b);
+/* 64-byte aligned, zeroed, freed with free() */
+void *mns_rns_alloc_words(size_t words);
+/* a^-1 mod m; gcd(a, m) = 1 */
+uint64_t mns_rns_invmod_var(uint64_t a, uint64_t m);
+/* Extends cs[0..got) to up to `want` moduli 2^e - c, c odd below climit,
+ * prime to p and to each other, trying c from *next on; returns the count. */
+size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next, unsigned e,
+                           uint64_t climit, const mpz_t p);
+
 /* 1 if this build has the IFMA kernels (x86-64 gcc/clang). */
 int mns_rns_ifma_compiled(void);
 

@@ -8,6 +8,7 @@
 #ifndef MNS_RNS_WORD_H
 #define MNS_RNS_WORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef unsigned __int128 mns_u128;
@@ -64,6 +65,42 @@ static inline uint64_t mns_rns_submod(uint64_t a, uint64_t b, uint64_t m)
 {
     uint64_t t = a - b;
     return t + (m & ((uint64_t)0 - (t >> 63)));
+}
+
+#define MNS_RNS_GW 4
+
+/* The matrix-vector product of the portable kernels (rns and sor): walks the
+ * matrix row by row and updates W <= MNS_RNS_GW targets at a time, so each
+ * row segment is read contiguously and the accumulators stay in registers. An
+ * accumulator is a 128-bit sum plus a count of its wrap-arounds: products are
+ * below 2^(2e) <= 2^126 and at most 255 of them (with init) may be added,
+ * which is what mns_rns_red_acc takes.
+ * r[w] <- (init[w] + sum_i x[i] A[i * stride + j0 + w]) mod m[w],
+ * for w < W; init is a 128-bit value per target, given as a product. */
+static inline void mns_rns_matvec_block(const uint64_t *x, size_t rows, const uint64_t *A,
+                                        size_t stride, size_t j0, size_t W,
+                                        const uint64_t *ia, const uint64_t *ib,
+                                        const uint64_t *m, const uint64_t *cc, unsigned e,
+                                        uint64_t *r)
+{
+    mns_u128 s[MNS_RNS_GW];
+    uint64_t top[MNS_RNS_GW];
+    for (size_t w = 0; w < W; w++) {
+        s[w] = (mns_u128)ia[w] * ib[w];
+        top[w] = 0;
+    }
+    for (size_t i = 0; i < rows; i++) {
+        const uint64_t xi = x[i];
+        const uint64_t *row = A + i * stride + j0;
+#pragma GCC unroll 4
+        for (size_t w = 0; w < W; w++) {
+            mns_u128 pr = (mns_u128)xi * row[w];
+            s[w] += pr;
+            top[w] += s[w] < pr;
+        }
+    }
+    for (size_t w = 0; w < W; w++)
+        r[w] = mns_rns_red_acc(s[w], top[w], cc[w], m[w], e);
 }
 
 #endif
