@@ -153,7 +153,8 @@ class Element:
         n = lib.mnspy_get(f._f, self._w, out, f._pbytes + 1)
         return int.from_bytes(ffi.buffer(out, n)[:], "big")
 
-    __index__ = __int__
+    # no __index__: with it, "ab" * element and [x] * element would repeat
+    # sequences instead of failing; int(element) is explicit
 
     def __eq__(self, other):
         if isinstance(other, Element):
