@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import mns
@@ -29,33 +30,68 @@ def _int(text):
 
 
 class Progress:
-    """A one-line progress bar on stderr: redrawn in place on a terminal,
-    one line per stage otherwise (so logs and tests see it too)."""
+    """A one-line progress bar on stderr. On a terminal it is redrawn in
+    place, four times a second, by a thread of its own (the generator runs
+    without the GIL), so the elapsed time moves even while the library's
+    fraction does not; while that fraction is 0 the bar is a moving block.
+    Elsewhere (logs, tests: --progress) it prints one line per stage."""
 
     def __init__(self, stream=sys.stderr, width=30, force=False):
         self.stream, self.width = stream, width
         self.tty = stream.isatty()
         self.enabled = self.tty or force
         self.start = time.monotonic()
+        self.state = ("start", 0, 0.0)
         self.last_stage = None
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.ticker = None
+
+    def _line(self):
+        stage, n, fraction = self.state
+        elapsed = time.monotonic() - self.start
+        if fraction > 0:
+            done = int(round(fraction * self.width))
+            bar = "#" * done + "." * (self.width - done)
+            pct = f"{fraction * 100:3.0f}%"
+        else:
+            pos = int(elapsed * 8) % (2 * (self.width - 4))
+            pos = pos if pos < self.width - 4 else 2 * (self.width - 4) - pos
+            bar = "." * pos + "####" + "." * (self.width - 4 - pos)
+            pct = "   "
+        return f"[{bar}] {pct} {stage:7} n={n:<4} {elapsed:6.1f} s"
+
+    def _draw(self):
+        with self.lock:
+            self.stream.write("\r" + self._line())
+            self.stream.flush()
+
+    def _tick(self):
+        while not self.stop.wait(0.25):
+            self._draw()
 
     def __call__(self, stage, n, fraction):
         if not self.enabled:
             return 0
-        fraction = min(max(fraction, 0.0), 1.0)
-        done = int(round(fraction * self.width))
-        bar = "#" * done + "." * (self.width - done)
-        line = f"[{bar}] {fraction * 100:3.0f}% {stage:7} n={n:<4} {time.monotonic() - self.start:6.1f} s"
+        self.state = (stage, n, min(max(fraction, 0.0), 1.0))
         if self.tty:
-            self.stream.write("\r" + line)
+            if self.ticker is None:
+                self.ticker = threading.Thread(target=self._tick, daemon=True)
+                self.ticker.start()
+            self._draw()
         elif stage != self.last_stage:
-            self.stream.write(line + "\n")
+            self.stream.write(self._line() + "\n")
+            self.stream.flush()
         self.last_stage = stage
-        self.stream.flush()
         return 0
 
     def finish(self):
-        if self.enabled and self.tty:
+        if self.ticker is not None:
+            self.stop.set()
+            self.ticker.join()
+            self.ticker = None
+        if self.enabled and self.tty and self.last_stage is not None:
+            self._draw()
             self.stream.write("\n")
             self.stream.flush()
 

@@ -24,6 +24,7 @@ _ESHAPES = {"binomial": 0, "trinomial": 1}
 _FLAG_SMOOTH_N = 1
 _FLAG_NO_IMPROVE = 2
 _INT_MAX = 2**31 - 1
+_HANDLE = ffi.typeof("mns_pmns_params *")
 
 
 def _int_opt(value, name, lo, hi):
@@ -63,6 +64,8 @@ class Params:
 
     def __init__(self, handle):
         # from generate()/load()/loads() only
+        if not isinstance(handle, ffi.CData) or ffi.typeof(handle) is not _HANDLE or handle == ffi.NULL:
+            raise TypeError("parameter sets come from mns.pmns.generate, load or loads")
         self._P = ffi.gc(handle, lib.mns_pmns_params_free)
 
     # scalar fields, as the library reports them

@@ -146,3 +146,16 @@ def test_wrong_operand_types():
         pow(F(2), 3, 5)
     with pytest.raises(ValueError):
         F(0) ** -1          # no inverse
+
+
+def test_hand_made_objects_are_refused():
+    from mns._mns import ffi
+    F = mns.Field(2**127 - 1)
+    for words in (ffi.new("uint64_t[]", F.limbs + 5), ffi.new("uint64_t[]", 1), [0, 0], None):
+        with pytest.raises(TypeError):
+            mns.Element(F, words)
+    with pytest.raises(TypeError):
+        mns.Element(object(), ffi.new("uint64_t[]", F.limbs))
+    for handle in (None, ffi.NULL, ffi.new("int *"), 5):
+        with pytest.raises(TypeError):
+            mns.pmns.Params(handle)
