@@ -55,6 +55,13 @@ def _title(data):
             f"{mode} run, median of per-batch minima{extra}")
 
 
+def _ratio_label(v, _pos=None):
+    """1x, 4x, 1/4x: powers of two read as such, not as 0.0625x."""
+    if v >= 1:
+        return f"{v:g}x"
+    return f"1/{1 / v:g}x" if v > 0 else ""
+
+
 def _size_axis(ax, sizes):
     ax.set_xscale("log", base=2)
     major = [s for s in sizes if s & (s - 1) == 0 or s % 1024 == 0] or sizes
@@ -118,8 +125,8 @@ def plot(data, path, dpi=110):
         top.set_title(op, fontsize=12, fontweight="bold")
         top.set_ylabel("TSC ticks per call (log)")
         bottom.set_yscale("log", base=2)
-        bottom.yaxis.set_major_locator(LogLocator(base=2))
-        bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+        bottom.yaxis.set_major_locator(LogLocator(base=2, numticks=7))
+        bottom.yaxis.set_major_formatter(FuncFormatter(_ratio_label))
         bottom.minorticks_off()
         bottom.set_ylabel("speed vs OpenSSL (> 1: faster)")
         bottom.set_xlabel("prime size (bits)")
