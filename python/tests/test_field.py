@@ -11,7 +11,7 @@ SEED = int(os.environ.get("MNS_TEST_SEED", "0") or 0)
 print(f"test_field.py: hypothesis derandomized, MNS_TEST_SEED={SEED}")
 
 PRIMES = [2**127 - 1, 2**255 - 19, 2**521 - 1, (1 << 1024) - 105, 2**448 - 2**224 - 1]
-BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "rns", "rns-ifma",
+BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma",
             "mpart:threads=1", "bipartite"]
 
 

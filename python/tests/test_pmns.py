@@ -39,7 +39,11 @@ def test_generate_random_primes(bits, seed, word, delta):
     P.verify()
     Q = mns.pmns.loads(P.dumps())
     assert Q == P and Q.M == P.M and Q.gamma == P.gamma
-    F = P.field()
+    try:
+        F = P.field()
+    except mns.NotSupportedError:
+        assert word == "u52"   # pmns-ifma: not on this CPU (or MNS_CPU=generic)
+        return
     a, b = (seed * 7919) % p, (seed * 104729 + 1) % p
     assert int(F(a) * F(b)) == a * b % p
     assert int(F(a) ** (p - 2)) == pow(a, p - 2, p)
