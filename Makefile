@@ -20,7 +20,7 @@ deps-py:
 	@MNS_PY_MODULES="matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
 
 deps-pytest:
-	@MNS_PY_MODULES="cffi pytest hypothesis cryptography" PYTHON=$(PYTHON) sh scripts/install-deps.sh
+	@MNS_PY_MODULES="cffi pytest hypothesis cryptography matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -DMNS_WERROR=ON $(CMAKE_FLAGS) >/dev/null

@@ -7,15 +7,20 @@
 
 A Field wraps one mns_field (one modulus, one backend). Elements are kept
 tight: after + and - the Python layer reduces, so any mix of operations is
-valid whatever the backend's delta. Long calls (field creation, which may
-generate PMNS parameters, and exponentiation) run without the GIL: cffi
-releases it around every C call.
+valid whatever the backend's delta. mns.pmns generates, saves and loads PMNS
+parameter sets; mns.RSA signs with RSA-CRT keys read from PEM/DER files.
+Long calls (field creation, which may generate PMNS parameters,
+exponentiation, generation, RSA) run without the GIL: cffi releases it
+around every C call.
 """
 from ._field import Element, Field
-from ._errors import MNSError, NotSupportedError
+from ._errors import InvalidArgumentError, MNSError, NotSupportedError
 from ._mns import ffi as _ffi, lib as _lib
+from . import pmns
+from .rsa import RSA
 
-__all__ = ["Field", "Element", "MNSError", "NotSupportedError", "version", "cpu_features"]
+__all__ = ["Field", "Element", "RSA", "pmns", "MNSError", "InvalidArgumentError", "NotSupportedError",
+           "version", "cpu_features", "is_probable_prime"]
 
 
 def version():
@@ -26,3 +31,16 @@ def version():
 def cpu_features():
     """CPU features the kernels can use (as the C library sees them)."""
     return _ffi.string(_lib.mnspy_cpu_features()).decode()
+
+
+def is_probable_prime(n, reps=25):
+    """GMP's mpz_probab_prime_p (Baillie-PSW, then reps-24 Miller-Rabin
+    rounds): True for primes, False for composites (and for n < 2)."""
+    from ._field import _as_int, _to_bytes
+    n, reps = _as_int(n, "n"), _as_int(reps, "reps")
+    if n < 2:
+        return False
+    if not 1 <= reps <= 100:
+        raise ValueError("reps must be in [1, 100]")
+    b = _to_bytes(n)
+    return _lib.mnspy_probab_prime(b, len(b), reps) != 0

@@ -76,6 +76,9 @@ class Field:
         return id(self)
 
 
+_WORDS = ffi.typeof("uint64_t[]")
+
+
 class Element:
     """An element of a Field. Immutable from Python's point of view: every
     operation returns a new element."""
@@ -83,6 +86,12 @@ class Element:
     __slots__ = ("field", "_w")
 
     def __init__(self, field, words):
+        # only Field makes elements; the checks keep a hand-made one from
+        # handing the library a buffer of the wrong size
+        if not isinstance(field, Field):
+            raise TypeError("field must be an mns.Field")
+        if not isinstance(words, ffi.CData) or ffi.typeof(words) is not _WORDS or len(words) != field._limbs:
+            raise TypeError("elements are made by calling their Field: F(x)")
         self.field = field
         self._w = words
 
@@ -153,7 +162,8 @@ class Element:
         n = lib.mnspy_get(f._f, self._w, out, f._pbytes + 1)
         return int.from_bytes(ffi.buffer(out, n)[:], "big")
 
-    __index__ = __int__
+    # no __index__: with it, "ab" * element and [x] * element would repeat
+    # sequences instead of failing; int(element) is explicit
 
     def __eq__(self, other):
         if isinstance(other, Element):

@@ -11,7 +11,7 @@ SEED = int(os.environ.get("MNS_TEST_SEED", "0") or 0)
 print(f"test_field.py: hypothesis derandomized, MNS_TEST_SEED={SEED}")
 
 PRIMES = [2**127 - 1, 2**255 - 19, 2**521 - 1, (1 << 1024) - 105, 2**448 - 2**224 - 1]
-BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "rns", "rns-ifma",
+BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma",
             "mpart:threads=1", "bipartite"]
 
 
@@ -90,3 +90,72 @@ def test_error_message_comes_from_the_library():
 def test_version_and_features():
     assert mns.version().count(".") == 2
     assert isinstance(mns.cpu_features(), str)
+
+
+RANDOM_BACKENDS = ["auto", "mont", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma", "bipartite"]
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(bits=st.integers(min_value=20, max_value=1100), seed=st.integers(0, 10**9),
+       backend=st.sampled_from(RANDOM_BACKENDS), data=st.data())
+def test_random_primes(bits, seed, backend, data):
+    from conftest import prime
+    p = prime(bits, seed)
+    try:
+        F = mns.Field(p, backend)
+    except (mns.NotSupportedError, ValueError) as e:
+        # not this CPU, or a size the backend does not serve: the library says so
+        assert str(e)
+        return
+    for _ in range(3):
+        a = data.draw(st.integers(min_value=-p * p, max_value=p * p))
+        b = data.draw(st.one_of(st.integers(0, p - 1), st.sampled_from([0, 1, p - 1])))
+        e = data.draw(st.integers(min_value=0, max_value=2**(bits + 8)))
+        A, B = F(a), F(b)
+        assert int(A * B) == a * b % p
+        assert int(A * A) == a * a % p
+        assert int(A + B - A * B) == (a + b - a * b) % p
+        assert int(A ** e) == pow(a, e, p)
+
+
+def test_huge_values_and_moduli():
+    p = 2**255 - 19
+    F = mns.Field(p)
+    for x in (2**100000 + 12345, -(2**100000), 10**5000):
+        assert int(F(x)) == x % p
+    assert int(F(3) ** (2**20000 + 1)) == pow(3, 2**20000 + 1, p)
+    # a large odd modulus: mont serves any odd modulus
+    m = 2**20001 + 1
+    G = mns.Field(m, "mont")
+    assert int(G(3) ** 65537) == pow(3, 65537, m)
+    # a composite for a PMNS backend: refused with the library's reason
+    with pytest.raises(ValueError, match="prime"):
+        mns.Field(2**255 - 21, "pmns")
+
+
+def test_wrong_operand_types():
+    F = mns.Field(2**127 - 1)
+    for bad in ("x", 1.5, None, [1], b"1"):
+        with pytest.raises(TypeError):
+            F(2) + bad
+        with pytest.raises(TypeError):
+            F(2) * bad
+        with pytest.raises(TypeError):
+            bad - F(2)
+    with pytest.raises(TypeError):
+        pow(F(2), 3, 5)
+    with pytest.raises(ValueError):
+        F(0) ** -1          # no inverse
+
+
+def test_hand_made_objects_are_refused():
+    from mns._mns import ffi
+    F = mns.Field(2**127 - 1)
+    for words in (ffi.new("uint64_t[]", F.limbs + 5), ffi.new("uint64_t[]", 1), [0, 0], None):
+        with pytest.raises(TypeError):
+            mns.Element(F, words)
+    with pytest.raises(TypeError):
+        mns.Element(object(), ffi.new("uint64_t[]", F.limbs))
+    for handle in (None, ffi.NULL, ffi.new("int *"), 5):
+        with pytest.raises(TypeError):
+            mns.pmns.Params(handle)
