@@ -62,11 +62,15 @@ typedef struct cfg {
     double batch_s;
     double max_setup_s;
     double tolerance;       /* --check: auto may be this much slower */
+    double prune;           /* drop from the rounds what is this much slower */
     int check;
     int verbose;
     unsigned long seed;
     const char *out, *csv;
     char argv_line[1024];
+    const char *from_csv;
+    const char *notes[4];   /* --note, into the table */
+    size_t nnotes;
 } cfg;
 
 /* One measured figure. */
@@ -141,17 +145,33 @@ static void measure(const cfg *c, gmp_randstate_t rs, const mpz_t p, unsigned bi
     mpz_inits(a, b, e, ref, got, NULL);
     const double tps = tsc_ghz * 1e9;
     unsigned batch[MAX_IMPLS];
-    double round_ticks = 0;
+    double cost[MAX_IMPLS], round_ticks = 0;
     draw(rs, p, bits, a, b, e);
     for (size_t i = 0; i < n; i++) {
         im[i]->load(im[i]->state, op, a, b, e);
-        double cost = (double)mb_warmup(im[i]->call[op], im[i]->state, 200,
-                                        (uint64_t)(0.02 * c->cell_budget_s * tps));
-        double bt = c->batch_s * tps / cost;
+        cost[i] = (double)mb_warmup(im[i]->call[op], im[i]->state, 200,
+                                    (uint64_t)(0.02 * c->cell_budget_s * tps));
+        double bt = c->batch_s * tps / cost[i];
         batch[i] = bt < 1 ? 1 : bt > 200 ? 200 : (unsigned)bt;
-        round_ticks += cost * batch[i];
+        round_ticks += cost[i] * batch[i];
         best[i] = UINT64_MAX;
         bad[i] = 0;
+    }
+    /* an mns implementation more than --prune times slower than the fastest
+     * at warm-up can neither win nor hand over usefully: its warm-up figure
+     * stands, and the rounds are spent on the others (the references always
+     * run). This is what keeps 8192-bit modexp affordable. */
+    double fastest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (im[i]->kind == MB_KIND_MNS && (fastest == 0 || cost[i] < fastest))
+            fastest = cost[i];
+    int skip[MAX_IMPLS];
+    for (size_t i = 0; i < n; i++) {
+        skip[i] = im[i]->kind == MB_KIND_MNS && cost[i] > c->prune * fastest;
+        if (skip[i]) {
+            best[i] = mb_net((uint64_t)cost[i], overhead);
+            round_ticks -= cost[i] * batch[i];
+        }
     }
     /* rounds within the cell's budget, but never fewer than three */
     unsigned rounds = c->rounds;
@@ -167,6 +187,8 @@ static void measure(const cfg *c, gmp_randstate_t rs, const mpz_t p, unsigned bi
         }
         for (size_t k = 0; k < n; k++) {
             size_t i = (k + r) % n; /* a different first implementation each round */
+            if (skip[i])
+                continue;
             im[i]->load(im[i]->state, op, a, b, e);
             uint64_t t = mb_net(mb_batch_min(im[i]->call[op], im[i]->state, batch[i]), overhead);
             if (t < best[i])
@@ -353,18 +375,43 @@ static void run_size(const cfg *c, unsigned bits, int form)
 
 /* ---- analysis ------------------------------------------------------------- */
 
-/* The figures of (bits, op, form) that may win: mns backends, not auto, with
- * every result right. */
+/* Backends that are not constant time (mns_mpart.h: GMP's Toom products
+ * branch on data): measured and reported, but never put in a table, since
+ * "auto" must keep the mns_field contract (and serves RSA). */
+static int variable_time(const char *spec)
+{
+    static const char *const names[] = {"mpart", "bipartite", "mpart-mont", "mpart-barrett"};
+    size_t len = strcspn(spec, ":");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(spec, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The figures of (bits, op, form) that may win: constant-time mns backends,
+ * not auto, with every result right. */
 static size_t cell(unsigned bits, int op, int form, const fig **out, int mns_only)
 {
     size_t n = 0;
     for (size_t i = 0; i < nfigs; i++) {
         const fig *f = &figs[i];
         if (f->bits == bits && f->op == op && f->form == form && !f->is_auto &&
-            (!mns_only || (f->is_mns && !f->mismatches)))
+            (!mns_only || (f->is_mns && !f->mismatches && !variable_time(f->impl))))
             out[n++] = f;
     }
     return n;
+}
+
+/* The usable figure of impl at (bits, op, form), or NULL. */
+static const fig *find(unsigned bits, int op, int form, const char *impl)
+{
+    for (size_t i = 0; i < nfigs; i++) {
+        const fig *f = &figs[i];
+        if (f->bits == bits && f->op == op && f->form == form && !f->is_auto && f->is_mns &&
+            !f->mismatches && !variable_time(f->impl) && strcmp(f->impl, impl) == 0)
+            return f;
+    }
+    return NULL;
 }
 
 static const fig *fastest(const fig **v, size_t n, const char *const *skip, size_t nskip)
@@ -410,6 +457,18 @@ static size_t ranking(unsigned bits, int op, int form, const fig **rank)
     return k;
 }
 
+/* The ranking that makes a row: for pseudo-Mersenne p, only where its
+ * winner differs from that of any p at the same size (the "any" rows serve
+ * such p too, being tried after the "pm" ones). */
+static size_t row_ranking(unsigned bits, int op, int form, const fig **rank)
+{
+    size_t k = ranking(bits, op, form, rank);
+    const fig *any[CANDS];
+    if (form == 1 && k && ranking(bits, op, 0, any) && strcmp(any[0]->impl, rank[0]->impl) == 0)
+        return 0;
+    return k;
+}
+
 static void write_rows(FILE *out, const cfg *c, int op, int form)
 {
     /* contiguous sizes with the same winner make one range; a boundary sits
@@ -419,7 +478,7 @@ static void write_rows(FILE *out, const cfg *c, int op, int form)
     size_t i = 0;
     while (i < c->nsizes) {
         const fig *r0[CANDS];
-        size_t k0 = ranking(c->sizes[i], op, form, r0);
+        size_t k0 = row_ranking(c->sizes[i], op, form, r0);
         if (k0 == 0) {
             i++;
             continue;
@@ -427,36 +486,63 @@ static void write_rows(FILE *out, const cfg *c, int op, int form)
         size_t j = i + 1;
         while (j < c->nsizes) {
             const fig *rj[CANDS];
-            if (ranking(c->sizes[j], op, form, rj) == 0 || strcmp(rj[0]->impl, r0[0]->impl) != 0)
+            if (row_ranking(c->sizes[j], op, form, rj) == 0 ||
+                strcmp(rj[0]->impl, r0[0]->impl) != 0)
                 break;
             j++;
         }
         unsigned lo = i == 0 ? 2 : (c->sizes[i - 1] + c->sizes[i]) / 2 + 1;
         unsigned hi = j == c->nsizes ? 100000 : (c->sizes[j - 1] + c->sizes[j]) / 2;
-        /* a row's margin: the runner-up after it over its own ticks, the worst
-         * over the sizes of the range */
-        for (size_t k = 0; k < k0; k++) {
+        /* the candidates to hand over to: backends measured at every size of
+         * the range, by their mean ratio to the winner */
+        const char *names[CANDS] = {r0[0]->impl};
+        size_t nn = 1;
+        while (nn < CANDS) {
+            const fig *v[MAX_IMPLS];
+            size_t n = cell(c->sizes[i], op, form, v, 1);
+            const char *pick = NULL;
+            double pick_sum = 0;
+            for (size_t q = 0; q < n; q++) {
+                int taken = 0;
+                for (size_t t = 0; t < nn; t++)
+                    taken |= strcmp(names[t], v[q]->impl) == 0;
+                double sum = 0;
+                for (size_t s = i; s < j && !taken; s++) {
+                    const fig *me = find(c->sizes[s], op, form, v[q]->impl);
+                    const fig *win = find(c->sizes[s], op, form, names[0]);
+                    if (!me || !win)
+                        taken = 1;
+                    else
+                        sum += (double)me->ticks / win->ticks;
+                }
+                if (!taken && (!pick || sum < pick_sum)) {
+                    pick = v[q]->impl;
+                    pick_sum = sum;
+                }
+            }
+            if (!pick)
+                break;
+            names[nn++] = pick;
+        }
+        /* a row's margin: the fastest of those after it over its own ticks,
+         * the worst over the sizes of the range */
+        for (size_t k = 0; k < nn; k++) {
             double margin = 1e9;
             for (size_t s = i; s < j; s++) {
-                const fig *v[MAX_IMPLS], *me = NULL;
+                const fig *v[MAX_IMPLS];
                 size_t n = cell(c->sizes[s], op, form, v, 1);
-                const char *skip[CANDS];
-                for (size_t q = 0; q <= k; q++)
-                    skip[q] = r0[q]->impl;
-                for (size_t q = 0; q < n; q++)
-                    if (strcmp(v[q]->impl, r0[k]->impl) == 0)
-                        me = v[q];
-                const fig *next = fastest(v, n, skip, k + 1);
+                const fig *me = find(c->sizes[s], op, form, names[k]);
+                const fig *next = fastest(v, n, names, k + 1);
                 if (me && next && (double)next->ticks / me->ticks < margin)
                     margin = (double)next->ticks / me->ticks;
             }
             if (margin > 1e8)
                 margin = 1.0; /* nothing else measured there */
-            if (strcmp(r0[k]->impl, "mont") == 0 && k > 0)
+            if (strcmp(names[k], "mont") == 0 && k > 0)
                 break; /* mont closes every list anyway */
             fprintf(out, "row %s %s %u-%u %s %.2f\n", op_word[op], form_word[form], lo, hi,
-                    r0[k]->impl, margin);
-            if (strcmp(r0[k]->impl, "mont") == 0)
+                    names[k], margin);
+            if (strcmp(names[k], "mont") == 0)
                 break;
         }
         i = j;
@@ -483,11 +569,17 @@ static int write_table(const cfg *c)
     __builtin_cpu_init();
     fprintf(out, "name %s\n", generic ? "generic"
                               : __builtin_cpu_supports("avx512ifma") ? "ifma" : "native");
-    fprintf(out, "note measured %s, load average %.2f %.2f %.2f, MNS_CPU=%s, TSC %.2f GHz\n", date,
-            load[0], load[1], load[2], cpu ? cpu : "(native)", tsc_ghz);
-    fprintf(out, "note method: min over %u interleaved rounds of rdtsc batch minima, every result "
-                 "checked against GMP; margin = runner-up ticks / row ticks, worst in range\n",
-            c->rounds);
+    if (c->from_csv)
+        fprintf(out, "note rows from the figures in %s (an earlier run's --csv), written %s\n",
+                c->from_csv, date);
+    else
+        fprintf(out, "note measured %s, load average %.2f %.2f %.2f, MNS_CPU=%s, TSC %.2f GHz\n",
+                date, load[0], load[1], load[2], cpu ? cpu : "(native)", tsc_ghz);
+    fprintf(out, "note method: min over interleaved rounds of rdtsc batch minima, every result "
+                 "checked against GMP; margin = ticks of the fastest later candidate / ticks of "
+                 "the row, worst in range\n");
+    for (size_t i = 0; i < c->nnotes; i++)
+        fprintf(out, "note %s\n", c->notes[i]);
     for (size_t i = 0; i < c->nspecs; i++)
         if (sstate[i].last_setup_s > 0.5)
             fprintf(out, "note setup: %s took %.1f s at %u bits\n", c->specs[i],
@@ -564,6 +656,66 @@ static void write_csv(const cfg *c)
     fclose(out);
 }
 
+/* --from-csv: the figures of an earlier run (its --csv file), to write the
+ * table again without measuring. Fills c->sizes and c->forms from it. */
+static int read_csv(cfg *c, const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "mns-tune: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[512];
+    if (!fgets(line, sizeof line, in) || strncmp(line, "op,form,bits,impl,", 18) != 0) {
+        fprintf(stderr, "mns-tune: %s: not an mns-tune --csv file\n", path);
+        fclose(in);
+        return -1;
+    }
+    c->nsizes = 0;
+    c->forms[0] = c->forms[1] = 0;
+    unsigned ln = 1;
+    while (fgets(line, sizeof line, in)) {
+        ln++;
+        char op[8], form[8], impl[96], kind[16];
+        unsigned bits, bad;
+        unsigned long long ticks;
+        double setup;
+        if (sscanf(line, "%7[^,],%7[^,],%u,\"%95[^\"]\",%15[^,],%llu,%lf,%u", op, form, &bits, impl,
+                   kind, &ticks, &setup, &bad) != 8) {
+            fprintf(stderr, "mns-tune: %s:%u: malformed line\n", path, ln);
+            fclose(in);
+            return -1;
+        }
+        fig *f = new_fig();
+        f->bits = bits;
+        f->op = strcmp(op, "exp") == 0;
+        f->form = strcmp(form, "pm") == 0;
+        snprintf(f->impl, sizeof f->impl, "%s", impl);
+        f->is_auto = strcmp(kind, "auto") == 0;
+        f->is_mns = f->is_auto || strcmp(kind, "mns") == 0;
+        f->kind = strcmp(kind, "gmp") == 0 ? MB_KIND_GMP
+                  : strcmp(kind, "openssl") == 0 ? MB_KIND_OPENSSL : MB_KIND_MNS;
+        f->ticks = ticks;
+        f->setup_s = setup;
+        f->mismatches = bad;
+        c->forms[f->form] = 1;
+        size_t k = 0;
+        while (k < c->nsizes && c->sizes[k] != bits)
+            k++;
+        if (k == c->nsizes && c->nsizes < MAX_SIZES) {
+            /* insertion keeps the sizes ascending */
+            size_t at = c->nsizes++;
+            while (at > 0 && c->sizes[at - 1] > bits) {
+                c->sizes[at] = c->sizes[at - 1];
+                at--;
+            }
+            c->sizes[at] = bits;
+        }
+    }
+    fclose(in);
+    return 0;
+}
+
 /* ---- options -------------------------------------------------------------- */
 
 static void usage(FILE *out)
@@ -571,14 +723,18 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: mns-tune [--quick] [--sizes N,N,...] [--ops mul,exp] [--pm|--pm-only]\n"
             "                [--backends SPEC;SPEC...] [--rounds R] [--budget S] [--max-setup S]\n"
-            "                [--out TABLE] [--csv FILE] [--check [--tolerance F]] [--seed N] [-v]\n"
+            "                [--out TABLE] [--csv FILE] [--check [--tolerance F]] [--prune F]\n"
+            "                [--seed N] [--from-csv FILE] [--note TEXT] [-v]\n"
             "Measures every backend (and its main options) per size for modmul (mul) and\n"
             "modexp (exp), prints the winners beside GMP and OpenSSL, and with --out writes\n"
             "the tuning table of \"auto\" (include/mns_tune.h, docs/auto.md). --check adds\n"
             "auto:op=mul and auto:op=exp to the run and exits 1 if auto is more than\n"
             "--tolerance (default 0.10) slower than the fastest backend at any size.\n"
             "Default sizes: the standard ones and the RNS/PMNS paper's (256..8192);\n"
-            "--quick: fewer sizes and rounds.\n");
+            "--quick: fewer sizes and rounds. --prune F (default 2): an mns backend F times\n"
+            "slower than the fastest at warm-up keeps its warm-up figure and skips the rounds.\n"
+            "--from-csv FILE: write the table (--out) from an earlier run's --csv, no timing;\n"
+            "--note TEXT: a note line for the table (up to 4).\n");
 }
 
 static int parse_sizes(cfg *c, const char *s)
@@ -626,14 +782,17 @@ int main(int argc, char **argv)
     c.batch_s = 1e-3;
     c.max_setup_s = 10.0;
     c.tolerance = 0.10;
+    c.prune = 2.0;
     c.seed = MB_DEFAULT_SEED;
     c.ops[0] = c.ops[1] = 1;
     c.forms[0] = 1;
     int quick = 0, sizes_given = 0;
     size_t pos = 0;
-    for (int i = 0; i < argc && pos < sizeof c.argv_line; i++)
-        pos += (size_t)snprintf(c.argv_line + pos, sizeof c.argv_line - pos, "%s%s", i ? " " : "",
-                                argv[i]);
+    for (int i = 0; i < argc && pos < sizeof c.argv_line; i++) {
+        const char *q = strchr(argv[i], ' ') ? "'" : "";
+        pos += (size_t)snprintf(c.argv_line + pos, sizeof c.argv_line - pos, "%s%s%s%s",
+                                i ? " " : "", q, argv[i], q);
+    }
 
     static const struct option longopts[] = {
         {"quick", no_argument, 0, 'q'},     {"sizes", required_argument, 0, 's'},
@@ -643,7 +802,8 @@ int main(int argc, char **argv)
         {"csv", required_argument, 0, 'C'}, {"check", no_argument, 0, 'c'},
         {"tolerance", required_argument, 0, 't'}, {"seed", required_argument, 0, 'S'},
         {"pm", no_argument, 0, 'p'},        {"pm-only", no_argument, 0, 'P'},
-        {"verbose", no_argument, 0, 'v'},   {"help", no_argument, 0, 'h'},
+        {"prune", required_argument, 0, 'x'}, {"from-csv", required_argument, 0, 'F'},
+        {"note", required_argument, 0, 'N'}, {"verbose", no_argument, 0, 'v'},   {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -678,13 +838,22 @@ int main(int argc, char **argv)
         case 'S': c.seed = strtoul(optarg, NULL, 10); break;
         case 'p': c.forms[1] = 1; break;
         case 'P': c.forms[0] = 0; c.forms[1] = 1; break;
+        case 'F': c.from_csv = optarg; break;
+        case 'N':
+            if (c.nnotes == 4 || strchr(optarg, '\n')) {
+                fprintf(stderr, "mns-tune: at most 4 one-line --note\n");
+                return 2;
+            }
+            c.notes[c.nnotes++] = optarg;
+            break;
+        case 'x': c.prune = strtod(optarg, NULL); break;
         case 'v': c.verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (optind != argc || c.rounds < 3 || c.rounds > 1000 || !(c.cell_budget_s > 0) ||
-        !(c.max_setup_s > 0) || !(c.tolerance >= 0)) {
+        !(c.max_setup_s > 0) || !(c.tolerance >= 0) || !(c.prune >= 1)) {
         usage(stderr);
         return 2;
     }
@@ -705,6 +874,13 @@ int main(int argc, char **argv)
     if (c.nspecs == 0)
         default_specs(&c);
 
+    if (c.from_csv) {
+        if (read_csv(&c, c.from_csv) != 0)
+            return 2;
+        c.check = 0; /* the table and the summary of that run, nothing measured */
+        summary(&c);
+        return c.out && write_table(&c) != 0 ? 2 : 0;
+    }
     tsc_ghz = mb_tsc_ghz();
     overhead = mb_overhead();
     fprintf(stderr, "mns-tune: %zu sizes, %zu specs, tuning table in use: %s\n", c.nsizes,
