@@ -58,8 +58,10 @@ check-tune: build
 # Regenerates the shipped tuning tables on this machine (tune/*.txt; the
 # library embeds them at the next build). Needs a quiet machine.
 tune: build
-	$(BUILD)/bench/mns-tune --pm --out tune/ifma.txt --csv tune/ifma.csv
-	MNS_CPU=generic $(BUILD)/bench/mns-tune --pm --out tune/generic.txt --csv tune/generic.csv
+	$(BUILD)/bench/mns-tune --pm --out tune/ifma.txt --csv tune/ifma.csv > tune/ifma.summary
+	MNS_CPU=generic $(BUILD)/bench/mns-tune --pm --out tune/generic.txt --csv tune/generic.csv > tune/generic.summary
+	$(PYTHON) tune/plot.py tune/ifma.csv docs/auto.png
+	$(PYTHON) tune/plot.py tune/generic.csv docs/auto-generic.png
 
 bench: build deps-py
 	@mkdir -p bench-out
