@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
 .PHONY: all deps deps-py deps-pytest build python check check-c check-python check-sanitize \
-	check-slow bench bench-full install clean
+	check-slow check-tune tune bench bench-full install clean
 
 all: build
 
@@ -48,6 +48,20 @@ check-sanitize: deps
 
 check-slow: build
 	cd $(BUILD) && ctest -L slow --output-on-failure -j $(JOBS)
+
+# The timing check of "auto" (issue 11, docs/auto.md): auto within 10% of the
+# fastest backend of the same run at every standard and paper size, modmul and
+# modexp, native and MNS_CPU=generic. Needs a quiet machine.
+check-tune: build
+	cd $(BUILD) && ctest -L tune --output-on-failure
+
+# Regenerates the shipped tuning tables on this machine (tune/*.txt; the
+# library embeds them at the next build). Needs a quiet machine.
+tune: build
+	$(BUILD)/bench/mns-tune --pm --out tune/ifma.txt --csv tune/ifma.csv > tune/ifma.summary
+	MNS_CPU=generic $(BUILD)/bench/mns-tune --pm --out tune/generic.txt --csv tune/generic.csv > tune/generic.summary
+	$(PYTHON) tune/plot.py tune/ifma.csv docs/auto.png
+	$(PYTHON) tune/plot.py tune/generic.csv docs/auto-generic.png
 
 bench: build deps-py
 	@mkdir -p bench-out

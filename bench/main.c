@@ -17,8 +17,6 @@
 #include "run.h"
 #include "timing.h"
 
-const char *const mb_op_names[MB_NOPS] = {"modmul", "modsqr", "modexp"};
-
 static const unsigned default_sizes[] = {256,  401,  512,  807,  1024, 1214, 1621, 2029,
                                          2048, 2436, 2844, 3072, 3251, 4096, 6144, 8192};
 
@@ -34,13 +32,6 @@ static const mb_mode modes[] = {
  * schoolbook products for modmul/modsqr, times bits squarings for modexp.
  * Pessimistic for sub-quadratic products, which is the safe side. */
 static const double growth[MB_NOPS] = {2.0, 2.0, 3.0};
-
-void mb_impl_destroy(mb_impl *im)
-{
-    if (im->destroy)
-        im->destroy(im->state);
-    memset(im, 0, sizeof *im);
-}
 
 static double now_s(void)
 {

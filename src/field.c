@@ -8,7 +8,9 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/tune.h"
 #include "exp/exp.h"
+#include "mns_tune.h"
 
 struct mns_field {
     /* hot operations first, copied out of ops so a call costs one load */
@@ -19,7 +21,7 @@ struct mns_field {
     void *ctx;
     mns_backend_inst inst;
     mpz_t p;
-    char describe[MNS_DESCRIBE_MAX + 128];
+    char describe[MNS_DESCRIBE_MAX + 640];
 };
 
 /* Backends, one line each. A number system adds its line here. */
@@ -49,6 +51,11 @@ static const mns_backend *const backends[] = {
     &mns_backend_pmns_mp_ifma,
 };
 
+const char *mns_backend_name(size_t i)
+{
+    return i < sizeof backends / sizeof backends[0] ? backends[i]->name : NULL;
+}
+
 static const mns_backend *find_backend(const char *name)
 {
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
@@ -56,31 +63,6 @@ static const mns_backend *find_backend(const char *name)
             return backends[i];
     return NULL;
 }
-
-/* "auto" before tuning tables exist (issue 11): the candidates below are
- * tried in order for the size of p, the first that accepts p wins; "mont"
- * serves every odd modulus and closes the list. Each line records the
- * benchmark that put it there. */
-typedef struct auto_rule {
-    size_t min_bits, max_bits;
-    const char *spec;
-    const char *why;
-} auto_rule;
-
-/* The measurements behind the rules (TSC ticks per modmul, one run each,
- * Xeon with AVX-512 IFMA, docs/performance.md): pmns-ifma is the fastest
- * from 256 to 1024 bits (256: 77 vs mont 104 vs OpenSSL 124; 807: 248 vs
- * rns-ifma 250; 1024: 392 vs ~350-450 for rns-ifma) and its parameters are
- * generated in well under a second there; rns-ifma is the fastest above
- * (1214: 450 vs 673, 2048: 734 vs 2039, 8192: 15187 vs GMP's 70216) and is
- * cheap to set up; without IFMA neither portable kernel beats mont (pmns
- * and rns portable are 3-6x slower than GMP), so mont serves the rest.
- * Issue 11 replaces this list by measured tuning tables. */
-static const auto_rule auto_rules[] = {
-    {200, 1024, "pmns-ifma", "PMNS with IFMA: fastest measured at 256-1024 bits"},
-    {1025, 12000, "rns-ifma", "RNS with IFMA: fastest measured above 1024 bits"},
-    {2, SIZE_MAX, "mont", "classical Montgomery: serves any odd modulus"},
-};
 
 static mns_status create_named(mns_field *f, const char *spec)
 {
@@ -96,26 +78,70 @@ static mns_status create_named(mns_field *f, const char *spec)
     return be->create(&f->inst, f->p, &opts);
 }
 
+/* "auto" (issue 11): the rows of the current tuning table that match the
+ * operation mix and p (src/core/tune.c) are tried in order, the first that
+ * accepts p wins; "mont" serves every odd modulus and closes the list. A
+ * candidate that cannot serve p (no IFMA, p not prime for a PMNS, p not
+ * pseudo-Mersenne enough for sor, a backend not built) hands over to the
+ * next, and the description says so. Options: op=mul (default: modmul-heavy
+ * work) or op=exp (exponentiation). */
 static mns_status create_auto(mns_field *f, const char *spec)
 {
-    if (strcmp(spec, "auto") != 0)
-        return mns_error(MNS_EINVAL, "backend \"auto\" takes no options");
-    size_t bits = mpz_sizeinbase(f->p, 2);
-    for (size_t i = 0; i < sizeof auto_rules / sizeof auto_rules[0]; i++) {
-        const auto_rule *r = &auto_rules[i];
-        if (bits < r->min_bits || bits > r->max_bits)
-            continue;
-        mns_status st = create_named(f, r->spec);
+    static const char *const allowed[] = {"op", NULL};
+    char name[MNS_BACKEND_NAME_MAX];
+    mns_opts opts;
+    mns_status st = mns_opts_parse(spec, name, &opts);
+    if (st != MNS_OK)
+        return st;
+    if ((st = mns_opts_check(&opts, "auto", allowed)) != MNS_OK)
+        return st;
+    const char *opname = mns_opts_get(&opts, "op");
+    mns_tune_op op = MNS_TUNE_MUL;
+    if (opname && mns_tune_op_parse(opname, &op) != MNS_OK)
+        return mns_error(MNS_EINVAL, "auto: op=%s is neither mul nor exp", opname);
+
+    mns_tune_choice *ch = malloc(sizeof *ch);
+    if (!ch)
+        return mns_error(MNS_ENOMEM, "auto: out of memory");
+    if ((st = mns_tune_lookup(op, f->p, ch)) != MNS_OK) {
+        free(ch);
+        return st;
+    }
+    char refused[160] = "";
+    size_t nref = 0;
+    for (size_t i = 0; i <= ch->n; i++) {
+        const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;
+        const char *cand = r ? r->spec : "mont";
+        st = create_named(f, cand);
         if (st == MNS_OK) {
-            snprintf(f->describe, sizeof f->describe, "%s auto=\"%s\"", f->inst.describe, r->why);
+            char why[320];
+            if (r)
+                snprintf(why, sizeof why, "op=%s table=%s line %u: %s %s %zu-%zu bits, margin %.2f",
+                         op == MNS_TUNE_MUL ? "mul" : "exp", ch->table, r->line,
+                         r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any", cand, r->lo, r->hi,
+                         r->margin);
+            else
+                snprintf(why, sizeof why, "op=%s table=%s: %s, mont closes the list",
+                         op == MNS_TUNE_MUL ? "mul" : "exp", ch->table,
+                         ch->n ? "every row refused p" : "no row for this size");
+            snprintf(f->describe, sizeof f->describe, "%s auto=\"%s%s%s\"", f->inst.describe, why,
+                     nref ? "; refused: " : "", refused);
+            mns_error_clear(); /* a refusal on the way is not this call's failure */
+            free(ch);
             return MNS_OK;
         }
-        /* a candidate that cannot serve this p (no IFMA, p not prime for a
-         * PMNS, too large for the RNS bases) hands over to the next one */
         if (st == MNS_ENOMEM)
-            return st;
+            break;
+        size_t len = strlen(refused);
+        if (len + 2 < sizeof refused)
+            snprintf(refused + len, sizeof refused - len, "%s%s", nref++ ? ", " : "", cand);
     }
-    return mns_error(MNS_ENOTSUP, "auto: no backend accepts this modulus");
+    free(ch);
+    if (st == MNS_ENOMEM)
+        return st;
+    char last[256];
+    snprintf(last, sizeof last, "%s", mns_last_error());
+    return mns_error(MNS_ENOTSUP, "auto: no backend accepts this modulus (last: %s)", last);
 }
 
 mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
