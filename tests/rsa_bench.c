@@ -336,7 +336,7 @@ int main(int argc, char **argv)
             const char *d = strstr(mns_rsa_describe(key), "\n ch0");
             char be[96] = "";
             if (d) {
-                const char *q = strstr(d, "digit_bits=");
+                const char *q = strstr(d, "entry=");
                 if (q && (q = strchr(q, ' ')))
                     snprintf(be, sizeof be, "%.*s", (int)strcspn(q + 1, " \n"), q + 1);
             }

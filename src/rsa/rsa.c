@@ -235,10 +235,14 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                        mpz_sizeinbase(key->n, 2), key->k, total_ms);
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
+        char entry[32];
+        if (c->words)
+            snprintf(entry, sizeof entry, "set_words");
+        else
+            snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu digit_bits=%u %s", i,
-                        c->bits,
-                        c->create_ms, mpz_sizeinbase(c->dexp, 2), c->dbits,
+                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu entry=%s %s", i,
+                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2), entry,
                         mns_field_describe(c->f));
     }
     return MNS_OK;

@@ -9,7 +9,8 @@
  *   - channel i: pn words of p_i (top word non-zero, as mpn_sec_div_r needs),
  *     its field f, digit[k][v] = the tight field element of v * 2^(b k) for
  *     k < 64 / b, v < 2^b (one 64-bit word's b-bit digits, b = dbits = 2 or
- *     4), r64 = tight 2^64 mod p_i;
+ *     4), r64 = tight 2^64 mod p_i -- only for a backend without set_words
+ *     (src/core/backend.h); with it (words = 1) the value enters in one call;
  *     dexp = d mod (p_i - 1) + t (p_i - 1), t chosen so that the exponent has
  *     exactly bits(p_i) + 2 bits: its length, the only thing the
  *     exponentiation's time depends on, is then a function of public sizes;
@@ -45,7 +46,8 @@ typedef struct mns_rsa_channel {
     size_t pn;          /* words of p_i */
     mp_limb_t *p;       /* p_i, pn words */
     mpz_t dexp;         /* padded d_i (see above) */
-    unsigned dbits;     /* b: 2 or 4 */
+    int words;          /* the field has a constant-time set_words: no digit tables */
+    unsigned dbits;     /* b: 2 or 4 (0 with set_words) */
     unsigned ndigits;   /* 64 / b */
     unsigned radix;     /* 2^b */
     uint64_t *digit;    /* ndigits x radix elements */
@@ -108,7 +110,8 @@ void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t
 void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_t *r, uint64_t *w,
                            uint64_t *e);
 
-/* Fills digit and r64 (variable time: runs once, at key creation, on
+/* With set_words: sets words = 1 and nothing else. Otherwise fills digit
+ * and r64 (variable time: runs once, at key creation, on
  * constants derived from p alone). */
 mns_status mns_rsa_channel_tables(mns_rsa_channel *c);
 
