@@ -173,6 +173,7 @@ void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t
 
     /* exit through the mask */
     mns_field_mul(c->f, Y, Y, c->umask);
+    MNS_RSA_DECLASSIFY(Y, c->limbs * sizeof(uint64_t)); /* s_i u: what get_mpz may see */
     mpz_t z;
     mpz_init(z);
     mns_field_get_mpz(c->f, z, Y); /* sees s_i u mod p_i only */

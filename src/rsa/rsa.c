@@ -388,6 +388,9 @@ mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, in
             c.s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
         }
         mns_rsa_crt(key, x, c.s, crt_scratch);
+        /* the result is the signature: public from here (a faulty one is
+         * never returned; only the check's time depends on it) */
+        MNS_RSA_DECLASSIFY(x, key->xn * sizeof(mp_limb_t));
 
         /* the fault check: x^e == in (mod n); all public from here */
         mpz_t xz, chk;
