@@ -140,14 +140,16 @@ int main(void)
     for (size_t i = 0; i < sizeof pm / sizeof pm[0]; i++) {
         check("pmns", pm[i]);
         check("pmns-ifma", pm[i]);
-        check("pmns:delta=0", pm[i]);
+        if (pm[i] < 1024)
+            check("pmns:delta=0", pm[i]);
     }
-    static const size_t mp[] = {512, 1024, 2048};
+    static const size_t mp[] = {512, 1024};
     for (size_t i = 0; i < sizeof mp / sizeof mp[0]; i++) {
         check("pmns-mp", mp[i]);
         check("pmns-mp-ifma", mp[i]);
         check("pmns-mp:delta=1", mp[i]);
     }
+    check("pmns-mp-ifma", 2048); /* the RSA-4096 channel size */
     check("mpart", 1024); /* no set_words: refused */
     return mt_finish();
 }
