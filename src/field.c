@@ -7,6 +7,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/field_internal.h"
 #include "core/opts.h"
 #include "core/tune.h"
 #include "exp/exp.h"
@@ -204,6 +205,21 @@ mns_status mns_field_set_mpz(const mns_field *f, uint64_t *r, const mpz_t a)
     if (!f || !r || !a)
         return mns_error(MNS_EINVAL, "mns_field_set_mpz: NULL argument");
     return f->inst.ops->set_mpz(f->ctx, r, a);
+}
+
+int mns_field_has_set_words(const mns_field *f) { return f && f->inst.ops->set_words != NULL; }
+
+mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_set_words: NULL argument");
+    if (!f->inst.ops->set_words)
+        return mns_error(MNS_ENOTSUP, "mns_field_set_words: backend has no constant-time entry");
+    if (n != mpz_size(f->p))
+        return mns_error(MNS_EINVAL, "mns_field_set_words: %zu words, p has %zu", n,
+                         mpz_size(f->p));
+    f->inst.ops->set_words(f->ctx, r, a);
+    return MNS_OK;
 }
 
 void mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a)

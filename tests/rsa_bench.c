@@ -22,55 +22,12 @@
 #include "mns.h"
 #include "mns_rsa.h"
 #include "rsa/rsa_internal.h"
+#include "rsa_keygen.h"
 #include "rsa_ossl.h"
 
 static int batches = 11, reps = 5;
 
-typedef struct bkey {
-    int k;
-    size_t bits;
-    mpz_t n, e, d, p[MNS_RSA_MAX_PRIMES];
-} bkey;
-
-static void bkey_make(bkey *t, size_t bits, int k, gmp_randstate_t r)
-{
-    t->k = k;
-    t->bits = bits;
-    mpz_inits(t->n, t->e, t->d, NULL);
-    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
-        mpz_init(t->p[i]);
-    mpz_set_ui(t->e, 65537);
-    mpz_t g, pm1, l;
-    mpz_inits(g, pm1, l, NULL);
-    for (;;) {
-        mpz_set_ui(t->n, 1);
-        mpz_set_ui(l, 1);
-        for (int i = 0; i < k; i++) {
-            size_t b = bits / (size_t)k;
-            do {
-                mpz_urandomb(t->p[i], r, b);
-                mpz_setbit(t->p[i], b - 1);
-                mpz_setbit(t->p[i], b - 2);
-                mpz_nextprime(t->p[i], t->p[i]);
-                mpz_sub_ui(pm1, t->p[i], 1);
-                mpz_gcd(g, pm1, t->e);
-            } while (mpz_cmp_ui(g, 1) != 0);
-            mpz_mul(t->n, t->n, t->p[i]);
-            mpz_lcm(l, l, pm1);
-        }
-        if (mpz_sizeinbase(t->n, 2) == bits)
-            break;
-    }
-    mpz_invert(t->d, t->e, l);
-    mpz_clears(g, pm1, l, NULL);
-}
-
-static void bkey_clear(bkey *t)
-{
-    mpz_clears(t->n, t->e, t->d, NULL);
-    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
-        mpz_clear(t->p[i]);
-}
+typedef rsa_test_key bkey;
 
 /* ---- timing ---- */
 
@@ -280,7 +237,7 @@ int main(int argc, char **argv)
     gmp_randseed_ui(r, 20260808);
     for (int ci = 0; ci < ncfg; ci++) {
         bkey t;
-        bkey_make(&t, cfg[ci].bits, cfg[ci].k, r);
+        rsa_test_key_make(&t, cfg[ci].bits, cfg[ci].k, r);
         char name[32];
         snprintf(name, sizeof name, "RSA-%zu x%d", t.bits, t.k);
         mpz_t in;
@@ -336,7 +293,7 @@ int main(int argc, char **argv)
             const char *d = strstr(mns_rsa_describe(key), "\n ch0");
             char be[96] = "";
             if (d) {
-                const char *q = strstr(d, "digit_bits=");
+                const char *q = strstr(d, "entry=");
                 if (q && (q = strchr(q, ' ')))
                     snprintf(be, sizeof be, "%.*s", (int)strcspn(q + 1, " \n"), q + 1);
             }
@@ -351,7 +308,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
         mpz_clear(in);
-        bkey_clear(&t);
+        rsa_test_key_clear(&t);
     }
     gmp_randclear(r);
     return 0;

@@ -19,6 +19,7 @@
 #include "mns.h"
 #include "mns_rsa.h"
 #include "rsa/rsa_internal.h"
+#include "rsa_keygen.h"
 #include "testutil.h"
 
 #ifdef MNS_HAVE_LIBCRYPTO
@@ -78,25 +79,17 @@ static void tkey_random(tkey *t, size_t bits, int k)
 {
     t->k = k;
     mpz_set_ui(t->e, 65537);
-    mpz_t g, pm1;
-    mpz_inits(g, pm1, NULL);
     for (int i = 0; i < k; i++) {
         size_t b = bits / (size_t)k + (i < (int)(bits % (size_t)k) ? 1 : 0);
         for (;;) {
-            mpz_urandomb(t->p[i], mt_rand, b);
-            mpz_setbit(t->p[i], b - 1);
-            mpz_setbit(t->p[i], b - 2);
-            mpz_nextprime(t->p[i], t->p[i]);
-            mpz_sub_ui(pm1, t->p[i], 1);
-            mpz_gcd(g, pm1, t->e);
+            rsa_test_prime(t->p[i], b, t->e, mt_rand);
             int dup = 0;
             for (int j = 0; j < i; j++)
                 dup |= mpz_cmp(t->p[i], t->p[j]) == 0;
-            if (mpz_cmp_ui(g, 1) == 0 && !dup)
+            if (!dup)
                 break;
         }
     }
-    mpz_clears(g, pm1, NULL);
     tkey_finish(t);
 }
 

@@ -10,6 +10,7 @@
  *     once; scratch is per call (stack or mns_tmp_*), never in ctx.
  *   - mul, sqr, add, sub, reduce, one: constant time, r may alias a or b.
  *   - set_mpz / get_mpz may be variable time.
+ *   - set_words may be NULL; when present it is constant time (see below).
  *   - powm may be NULL: the front door then runs the shared constant-time
  *     fixed-window exponentiation of src/exp/ over mul, sqr and one.
  *   - create never aborts: it returns a status and, on failure, explains
@@ -36,6 +37,12 @@ typedef struct mns_field_ops {
     void (*get_mpz)(const void *ctx, mpz_t r, const uint64_t *a);
     /* Optional (NULL: shared exponentiation). e >= 0 is guaranteed. */
     void (*powm)(const void *ctx, uint64_t *r, const uint64_t *a, const mpz_t e);
+    /* Optional (NULL: callers enter secret values by mul/add/reduce, as
+     * src/rsa/channel.c does). r <- the tight element of the integer a, given
+     * as mpz_size(p) 64-bit words, least significant first, value < p.
+     * Constant time in a and in p: no branch, no memory index on either (the
+     * secret-input entry of RSA-CRT, where p is a secret prime). */
+    void (*set_words)(const void *ctx, uint64_t *r, const uint64_t *a);
     void (*destroy)(void *ctx);
 } mns_field_ops;
 

@@ -135,6 +135,7 @@ static const mns_field_ops mont_ops = {
     .set_mpz = mont_set_mpz,
     .get_mpz = mont_get_mpz,
     .powm = NULL, /* the shared fixed-window exponentiation */
+    .set_words = mns_mont_set_words,
     .destroy = mont_destroy,
 };
 

@@ -81,6 +81,9 @@ void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t 
  * is clobbered. Shared by the squarings of every kernel. */
 void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t);
 
+/* set_words of backend.h: r <- a R mod p for the n-word a < p (mont_words.c). */
+void mns_mont_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+
 /* r <- a - p if a >= p (a < 2p, held as n words plus a carry word hi),
  * else a; masked. */
 void mns_mont_final_sub(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, uint64_t hi);

@@ -60,6 +60,7 @@ static const mns_field_ops pmns_ops = {
     .set_mpz = f_set_mpz,
     .get_mpz = f_get_mpz,
     .powm = NULL, /* the shared constant-time fixed-window exponentiation */
+    .set_words = mns_pmns_set_words,
     .destroy = f_destroy,
 };
 

@@ -150,6 +150,7 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->aoff);
     free(c->one);
     free(c->zero_z);
+    free(c->words);
     mpz_clears(c->p, c->gamma, c->phi_inv, NULL);
     free((void *)c->kernel_describe);
     free(c);
@@ -404,6 +405,8 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
     /* Montgomery 1: a tight representation of phi mod p */
     mpz_set_ui(t, 1);
     st = mns_pmns_mp_set_mpz_var(c, c->one, t);
+    if (st == MNS_OK)
+        st = mns_pmns_mp_words_prepare(c);
 out:
     mpz_clears(t, La, Lb, zmax, NULL);
     return st;
@@ -562,6 +565,7 @@ static const mns_field_ops mp_ops = {
     .set_mpz = f_set,
     .get_mpz = f_get,
     .powm = NULL, /* the shared constant-time fixed-window exponentiation */
+    .set_words = mns_pmns_mp_set_words,
     .destroy = f_destroy,
 };
 

@@ -117,6 +117,8 @@ struct mns_pmns_mp_ctx {
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
     uint64_t *zero_z;   /* U52: the Z of sub */
+    uint64_t *words;    /* set_words (mp_words.c): G = [2^wbits], P2 = [phi], tight */
+    int wbits;          /* bits per chunk of set_words: a constant polynomial stays tight */
     mpz_t p, gamma, phi_inv;
 
     mp_mul_fn mul;
@@ -139,6 +141,12 @@ size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_SMAX 6
 #define MP_FAST_OFF 8
 #define MP_FAST_SEQ (2 * MP_FAST_NMAX + 16)
+
+/* set_words of backend.h (mp_words.c): r <- the tight element of the
+ * mpz_size(p)-word value a < p, constant time. words_prepare fills words
+ * and wbits (creation time, after one). */
+void mns_pmns_mp_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+mns_status mns_pmns_mp_words_prepare(mns_pmns_mp_ctx *c);
 
 /* builds mcol / mpcol from mseq / mpseq (creation time) */
 int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c);

@@ -77,6 +77,10 @@ void mns_pmns_redc_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  * checked. */
 void mns_pmns_redc_wide_generic(const mns_pmns_ctx *c, uint64_t *r, const __int128 *v);
 
+/* set_words of backend.h (words.c): r <- the tight element of the
+ * mpz_size(p)-word value a < 2^bits(p), constant time. */
+void mns_pmns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+
 /* AVX-512 IFMA kernels (U52 only); compiled with target attributes, call
  * only when mns_cpu_has_ifma(). */
 void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);

@@ -69,6 +69,7 @@ static const mns_field_ops rns_ops = {
     .set_mpz = rns_set_mpz,
     .get_mpz = rns_get_mpz,
     .powm = NULL, /* the shared fixed-window exponentiation */
+    .set_words = mns_rns_set_words,
     .destroy = rns_destroy,
 };
 

@@ -76,6 +76,7 @@ void mns_rns_free(mns_rns *r)
     free(r->c);
     free(r->taup);
     free(r->one);
+    free(r->r2);
     free(r->c1);
     free(r->mpinv);
     free(r->d);
@@ -153,6 +154,7 @@ static mns_status precompute(mns_rns *r, const uint64_t *cs)
     r->c = mns_rns_alloc_words(2 * n);
     r->taup = mns_rns_alloc_words(2 * n);
     r->one = mns_rns_alloc_words(2 * n);
+    r->r2 = mns_rns_alloc_words(2 * n);
     r->c1 = mns_rns_alloc_words(n);
     r->mpinv = mns_rns_alloc_words(n);
     r->d = mns_rns_alloc_words(n);
@@ -160,7 +162,7 @@ static mns_status precompute(mns_rns *r, const uint64_t *cs)
     r->a1 = mns_rns_alloc_words(n * np);
     r->a2 = mns_rns_alloc_words(n * np);
     r->negM = mns_rns_alloc_words(n);
-    if (!r->m || !r->c || !r->taup || !r->one || !r->c1 || !r->mpinv || !r->d || !r->minv ||
+    if (!r->m || !r->c || !r->taup || !r->one || !r->r2 || !r->c1 || !r->mpinv || !r->d || !r->minv ||
         !r->a1 || !r->a2 || !r->negM)
         return mns_error(MNS_ENOMEM, "rns: out of memory");
     /* element order: Bm (odd picks) then Bm' (even picks) */
@@ -180,6 +182,10 @@ static mns_status precompute(mns_rns *r, const uint64_t *cs)
     mpz_mod(t, r->Mp, r->p);
     for (size_t i = 0; i < 2 * n; i++)
         r->one[i] = mpz_fdiv_ui(t, m[i]);
+    mpz_mul(t, t, t);
+    mpz_mod(t, t, r->p);
+    for (size_t i = 0; i < 2 * n; i++)
+        r->r2[i] = mpz_fdiv_ui(t, m[i]);
     mpz_invert(r->mpinv_p, r->Mp, r->p);
 
     for (size_t i = 0; i < n; i++) {

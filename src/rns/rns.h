@@ -38,6 +38,7 @@ struct mns_rns {
     uint64_t *m, *c;
     uint64_t *taup;  /* tau p mod m: the offset that keeps a - b >= 0 */
     uint64_t *one;   /* M' mod p: the tight 1 */
+    uint64_t *r2;    /* M'^2 mod p: turns the residues of a < p into a M' (words.c) */
 
     /* Bm' (n words): (-p^-1) (M'_i)^-1 mod m'_i, and (M'_i)^-1 mod m'_i */
     uint64_t *c1;
@@ -99,6 +100,9 @@ uint64_t mns_rns_invmod_var(uint64_t a, uint64_t m);
 size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next, unsigned e,
                            uint64_t climit, const mpz_t p);
 
+/* set_words of backend.h (words.c): r <- the tight element of the
+ * mpz_size(p)-word value a < p, constant time. */
+void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* 1 if this build has the IFMA kernels (x86-64 gcc/clang). */
 int mns_rns_ifma_compiled(void);
 

@@ -6,7 +6,10 @@
  * are variable time (they go through mpz_mod and mpz_import), and here the
  * values they would see (in mod p_i, s_i) and the modulus are secret.
  *   - Entry: in mod p_i with GMP's mpn_sec_div_r (documented side-channel
- *     silent), then into the field by Horner over its 64-bit words,
+ *     silent), then into the field by the backend's constant-time
+ *     set_words (src/core/backend.h: one product by R^2 in mont, the radix
+ *     sum and one RedCoeff in pmns, residues and one product in rns); for a
+ *     backend without it, by Horner over its 64-bit words,
  *     X <- X * 2^64 + W, each word W assembled from its b-bit digits as a
  *     sum of table entries v * 2^(b k) selected with masks over the whole
  *     row (mns_ct_select). Only mul, add, reduce: constant time by contract.
@@ -23,12 +26,17 @@
 
 #include "core/ct.h"
 #include "core/error.h"
+#include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 static long add_limit(const mns_rsa_channel *c);
 
 mns_status mns_rsa_channel_tables(mns_rsa_channel *c)
 {
+    if (mns_field_has_set_words(c->f)) {
+        c->words = 1;
+        return MNS_OK;
+    }
     const size_t L = c->limbs;
     mpz_t v;
     mpz_init(v);
@@ -114,6 +122,11 @@ static void add_counted(const mns_rsa_channel *c, uint64_t *acc, long *tacc, uin
 void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_t *r, uint64_t *w,
                   uint64_t *e)
 {
+    if (c->words) {
+        /* r has pn words, < p_i: the contract of set_words, so it cannot fail */
+        (void)mns_field_set_words(c->f, X, r, c->pn);
+        return;
+    }
     const size_t L = c->limbs;
     long tX = 0;
     for (size_t j = c->pn; j-- > 0;) {
@@ -160,6 +173,7 @@ void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t
 
     /* exit through the mask */
     mns_field_mul(c->f, Y, Y, c->umask);
+    MNS_RSA_DECLASSIFY(Y, c->limbs * sizeof(uint64_t)); /* s_i u: what get_mpz may see */
     mpz_t z;
     mpz_init(z);
     mns_field_get_mpz(c->f, z, Y); /* sees s_i u mod p_i only */

@@ -235,10 +235,14 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                        mpz_sizeinbase(key->n, 2), key->k, total_ms);
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
+        char entry[32];
+        if (c->words)
+            snprintf(entry, sizeof entry, "set_words");
+        else
+            snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu digit_bits=%u %s", i,
-                        c->bits,
-                        c->create_ms, mpz_sizeinbase(c->dexp, 2), c->dbits,
+                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu entry=%s %s", i,
+                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2), entry,
                         mns_field_describe(c->f));
     }
     return MNS_OK;
@@ -384,6 +388,9 @@ mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, in
             c.s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
         }
         mns_rsa_crt(key, x, c.s, crt_scratch);
+        /* the result is the signature: public from here (a faulty one is
+         * never returned; only the check's time depends on it) */
+        MNS_RSA_DECLASSIFY(x, key->xn * sizeof(mp_limb_t));
 
         /* the fault check: x^e == in (mod n); all public from here */
         mpz_t xz, chk;

@@ -9,7 +9,8 @@
  *   - channel i: pn words of p_i (top word non-zero, as mpn_sec_div_r needs),
  *     its field f, digit[k][v] = the tight field element of v * 2^(b k) for
  *     k < 64 / b, v < 2^b (one 64-bit word's b-bit digits, b = dbits = 2 or
- *     4), r64 = tight 2^64 mod p_i;
+ *     4), r64 = tight 2^64 mod p_i -- only for a backend without set_words
+ *     (src/core/backend.h); with it (words = 1) the value enters in one call;
  *     dexp = d mod (p_i - 1) + t (p_i - 1), t chosen so that the exponent has
  *     exactly bits(p_i) + 2 bits: its length, the only thing the
  *     exponentiation's time depends on, is then a function of public sizes;
@@ -28,6 +29,23 @@
 #include "mns.h"
 #include "mns_rsa.h"
 
+/* Declassification for the valgrind memcheck test (tests/rsa_ct.c): that
+ * test marks the key's secrets undefined, and memcheck then reports every
+ * branch or address that depends on them. A value derived from secrets
+ * that is public by design (the signature; the masked channel result that
+ * get_mpz may see, docs/rsa.md) is declared defined here, right where it
+ * becomes public. Outside valgrind the client request is a few no-op
+ * instructions; without valgrind's header it is nothing. */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define MNS_RSA_DECLASSIFY(p, len) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (len)))
+#endif
+#endif
+#ifndef MNS_RSA_DECLASSIFY
+#define MNS_RSA_DECLASSIFY(p, len) ((void)(p), (void)(len))
+#endif
+
 /* Digits of the constant-time entry: 4-bit (16 per word, rows of 16) for
  * backends that must reduce often (small delta: fewer additions, so fewer
  * reductions), 2-bit (32 per word, rows of 4) for those that need no reduce
@@ -45,7 +63,8 @@ typedef struct mns_rsa_channel {
     size_t pn;          /* words of p_i */
     mp_limb_t *p;       /* p_i, pn words */
     mpz_t dexp;         /* padded d_i (see above) */
-    unsigned dbits;     /* b: 2 or 4 */
+    int words;          /* the field has a constant-time set_words: no digit tables */
+    unsigned dbits;     /* b: 2 or 4 (0 with set_words) */
     unsigned ndigits;   /* 64 / b */
     unsigned radix;     /* 2^b */
     uint64_t *digit;    /* ndigits x radix elements */
@@ -108,7 +127,8 @@ void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t
 void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_t *r, uint64_t *w,
                            uint64_t *e);
 
-/* Fills digit and r64 (variable time: runs once, at key creation, on
+/* With set_words: sets words = 1 and nothing else. Otherwise fills digit
+ * and r64 (variable time: runs once, at key creation, on
  * constants derived from p alone). */
 mns_status mns_rsa_channel_tables(mns_rsa_channel *c);
 
