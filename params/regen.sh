@@ -32,3 +32,10 @@ done
 for b in 2436 2844 3251; do
     for w in s64 u52; do one $b $w 3 5; done
 done
+# single precision at 3072 and 4096 bits with the backends' default deltas
+# (pmns: 1, pmns-ifma: 3, see src/pmns/backend.c): generating these takes
+# minutes (u52 4096: LLL in dimension ~145), too long for a test run
+for b in 3072 4096; do
+    one $b s64 1 1
+    one $b u52 1 3
+done

@@ -13,3 +13,10 @@ if(OpenSSL_FOUND)
   target_link_libraries(pmns-timing PRIVATE mns_static OpenSSL::Crypto)
   target_include_directories(pmns-timing PRIVATE ${PROJECT_SOURCE_DIR}/src)
 endif()
+# test_slow_pmns generates u52 sets up to 2048 bits and s64 up to 3072 (LLL:
+# minutes on a loaded machine); more than the default 1500 s
+foreach(t test_slow_pmns-native test_slow_pmns-generic)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES TIMEOUT 3600)
+  endif()
+endforeach()
