@@ -36,6 +36,111 @@ int mns_is_nth_power(const mpz_t a, unsigned long n, const mpz_t p)
     return ok;
 }
 
+void mns_chi_cache_clear(mns_chi_cache *c)
+{
+    for (int i = 0; i < c->cnt; i++)
+        mpz_clear(c->e[i].chi);
+    free(c->e);
+    c->e = NULL;
+    c->cnt = c->cap = 0;
+}
+
+/* chi_g(q) = q^((p-1)/g) mod p, from the cache or computed into it. */
+static mpz_srcptr chi(mns_chi_cache *c, unsigned long g, long q, const mpz_t p)
+{
+    for (int i = 0; i < c->cnt; i++)
+        if (c->e[i].g == g && c->e[i].q == q)
+            return c->e[i].chi;
+    if (c->cnt == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        mns_chi_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+        if (!e)
+            return NULL;
+        c->e = e;
+        c->cap = cap;
+    }
+    mns_chi_entry *e = &c->e[c->cnt++];
+    e->g = g;
+    e->q = q;
+    mpz_init(e->chi);
+    mpz_t t;
+    mpz_init(t);
+    mpz_sub_ui(t, p, 1);
+    mpz_divexact_ui(t, t, g);
+    mpz_set_si(e->chi, q);
+    mpz_mod(e->chi, e->chi, p);
+    mpz_powm(e->chi, e->chi, t, p);
+    mpz_clear(t);
+    return e->chi;
+}
+
+int mns_is_nth_power_si(mns_chi_cache *c, long lambda, unsigned long n, const mpz_t p)
+{
+    mpz_t pm1, a;
+    mpz_init(pm1);
+    mpz_sub_ui(pm1, p, 1);
+    unsigned long g = mpz_gcd_ui(NULL, pm1, n);
+    mpz_clear(pm1);
+    if (g <= 2) {
+        /* every element, or a square: no exponentiation either way */
+        mpz_init_set_si(a, lambda);
+        int ok = mns_is_nth_power(a, n, p);
+        mpz_clear(a);
+        return ok;
+    }
+    mpz_init_set_ui(a, 1);
+    int ok = 1;
+    unsigned long m = lambda < 0 ? (unsigned long)-lambda : (unsigned long)lambda;
+    if (lambda < 0) {
+        mpz_srcptr x = chi(c, g, -1, p);
+        if (!x)
+            ok = -1;
+        else
+            mpz_mul(a, a, x);
+    }
+    for (unsigned long q = 2; q <= m && ok > 0; q++) {
+        while (m % q == 0 && ok > 0) {
+            m /= q;
+            mpz_srcptr x = chi(c, g, (long)q, p);
+            if (!x) {
+                ok = -1;
+                break;
+            }
+            mpz_mul(a, a, x);
+            mpz_mod(a, a, p);
+        }
+    }
+    if (ok > 0) {
+        mpz_mod(a, a, p);
+        ok = mpz_cmp_ui(a, 1) == 0;
+    }
+    mpz_clear(a);
+    return ok;
+}
+
+/* c <- the smallest integer >= 2 that is not an r-th power mod p (r prime,
+ * r | p-1). For r = 2 a Jacobi symbol decides, not an exponentiation: the
+ * smallest quadratic non-residue can be 5 or 7 and this runs for every prime
+ * factor of every n tried. */
+static void non_rth_power(mpz_t c, unsigned long r, const mpz_t p)
+{
+    mpz_t e, t;
+    mpz_inits(e, t, NULL);
+    mpz_sub_ui(e, p, 1);
+    mpz_divexact_ui(e, e, r);
+    for (mpz_set_ui(c, 2);; mpz_add_ui(c, c, 1)) {
+        if (r == 2) {
+            if (mpz_jacobi(c, p) == -1)
+                break;
+            continue;
+        }
+        mpz_powm(t, c, e, p);
+        if (mpz_cmp_ui(t, 1) != 0)
+            break;
+    }
+    mpz_clears(e, t, NULL);
+}
+
 /* y <- an r-th root of x mod p, r prime dividing p-1, x an r-th power. */
 static void rth_root(mpz_t y, const mpz_t x_in, unsigned long r, const mpz_t p)
 {
@@ -65,12 +170,7 @@ static void rth_root(mpz_t y, const mpz_t x_in, unsigned long r, const mpz_t p)
     mpz_sub_ui(e, e, 1);
     mpz_powm(eps, x, e, p); /* e = -1 when q = 1: GMP inverts */
     /* xi: generator of the r-Sylow group, from a non-r-th power c */
-    mpz_divexact_ui(e, pm1, r);
-    for (mpz_set_ui(c, 2);; mpz_add_ui(c, c, 1)) {
-        mpz_powm(t, c, e, p);
-        if (mpz_cmp_ui(t, 1) != 0)
-            break;
-    }
+    non_rth_power(c, r, p);
     mpz_powm(xi, c, q, p);
     mpz_powm_ui(zeta, xi, r, p); /* order r^(tt-1) */
     /* beta = zeta^(r^(tt-2)), of order r; table of its powers */
@@ -152,11 +252,8 @@ int mns_nroots(mpz_t *roots, int max, const mpz_t a, unsigned long n, const mpz_
             if (rest > 1 && !mns_is_nth_power(y, rest, p)) {
                 /* zeta: a primitive r-th root of unity */
                 mpz_divexact_ui(e, pm1, r);
-                for (mpz_set_ui(t, 2);; mpz_add_ui(t, t, 1)) {
-                    mpz_powm(w, t, e, p);
-                    if (mpz_cmp_ui(w, 1) != 0)
-                        break;
-                }
+                non_rth_power(t, r, p);
+                mpz_powm(w, t, e, p);
                 for (unsigned long j = 1; j < r; j++) {
                     mpz_mul(y, y, w);
                     mpz_mod(y, y, p);
@@ -166,25 +263,25 @@ int mns_nroots(mpz_t *roots, int max, const mpz_t a, unsigned long n, const mpz_
             }
         }
     }
-    /* omega: a primitive g-th root of unity */
+    /* omega: a primitive g-th root of unity, the product over r^a || g of
+     * c_r^((p-1)/r^a) with c_r not an r-th power (order exactly r^a). The
+     * set of roots, sorted below, does not depend on which omega. */
     mpz_set_ui(w, 1);
-    if (gg > 1) {
-        mpz_divexact(e, pm1, g);
-        for (mpz_set_ui(t, 2);; mpz_add_ui(t, t, 1)) {
-            mpz_powm(w, t, e, p);
-            int prim = 1;
-            unsigned long m = gg;
-            for (unsigned long r = 2; r <= m && prim; r++) {
-                if (m % r)
-                    continue;
-                while (m % r == 0)
-                    m /= r;
-                mpz_powm_ui(z, w, gg / r, p);
-                if (mpz_cmp_ui(z, 1) == 0)
-                    prim = 0;
+    {
+        unsigned long m = gg;
+        for (unsigned long r = 2; r <= m; r++) {
+            if (m % r)
+                continue;
+            unsigned long ra = 1;
+            while (m % r == 0) {
+                m /= r;
+                ra *= r;
             }
-            if (prim)
-                break;
+            non_rth_power(t, r, p);
+            mpz_divexact_ui(e, pm1, ra);
+            mpz_powm(z, t, e, p);
+            mpz_mul(w, w, z);
+            mpz_mod(w, w, p);
         }
     }
     mpz_t *all = malloc(sizeof(mpz_t) * gg);

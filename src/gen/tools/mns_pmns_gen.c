@@ -15,10 +15,30 @@
 #include "mns_pmns.h"
 #include "gen/tools/pi_prime.h"
 
+static double wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One line per stage change, with the seconds since the start: where the
+ * time goes is visible without a profiler. */
 static int show_progress(void *arg, const char *stage, int n, double f)
 {
+    static double t0;
+    static char last[16];
+    static int last_n = -1;
     (void)arg;
-    fprintf(stderr, "\r%-8s n=%-4d %3.0f%%   ", stage, n, 100 * f);
+    if (t0 == 0)
+        t0 = wall();
+    if (strcmp(stage, last) != 0 || n != last_n) {
+        if (last[0])
+            fprintf(stderr, "\n");
+        snprintf(last, sizeof last, "%s", stage);
+        last_n = n;
+    }
+    fprintf(stderr, "\r%-8s n=%-4d %3.0f%%  %8.3f s ", stage, n, 100 * f, wall() - t0);
     if (!strcmp(stage, "done"))
         fprintf(stderr, "\n");
     return 0;
@@ -56,8 +76,10 @@ static int bench(const char *sizes, const char *kinds, const mns_pmns_gen_opts *
 {
     char sz[512], kd[512];
     snprintf(sz, sizeof sz, "%s", sizes);
-    printf("%-6s %-9s %4s %4s %5s %6s %9s %8s  %s\n", "bits", "kind", "s", "n", "s*n", "lambda", "rho_bits", "seconds",
-           "n_opt(sigma^s)");
+    /* cpu: this process' CPU seconds. On a shared machine the wall-clock
+     * seconds grow with the others' load, the CPU seconds much less. */
+    printf("%-6s %-9s %4s %4s %5s %6s %9s %8s %8s  %s\n", "bits", "kind", "s", "n", "s*n", "lambda", "rho_bits", "seconds",
+           "cpu", "n_opt(sigma^s)");
     for (char *a = strtok(sz, ","); a; a = strtok(NULL, ",")) {
         unsigned long bits = strtoul(a, NULL, 10);
         mpz_t p;
@@ -72,17 +94,20 @@ static int bench(const char *sizes, const char *kinds, const mns_pmns_gen_opts *
                 return 2;
             }
             mns_pmns_params *P = NULL;
-            struct timespec t0, t1;
+            struct timespec t0, t1, c0, c1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
             mns_status st = mns_pmns_generate_var(&P, p, &o);
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+            double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
             if (st != MNS_OK) {
                 printf("%-6lu %-9s  failed: %s (%.2f s)\n", bits, k, mns_last_error(), sec);
             } else {
                 int s = mns_pmns_params_s(P), n = mns_pmns_params_n(P);
-                printf("%-6lu %-9s %4d %4d %5d %6ld %9u %8.2f  %d\n", bits, k, s, n, s * n,
-                       mns_pmns_params_lambda(P), mns_pmns_params_rho_bits(P), sec,
+                printf("%-6lu %-9s %4d %4d %5d %6ld %9u %8.2f %8.2f  %d\n", bits, k, s, n, s * n,
+                       mns_pmns_params_lambda(P), mns_pmns_params_rho_bits(P), sec, cpu,
                        mns_pmns_nopt(bits, mns_pmns_params_chunk_bits(P) * (unsigned)s));
                 mns_pmns_params_free(P);
             }
