@@ -260,8 +260,11 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     mns_status st = validate(n, e, d, primes, k);
     if (st != MNS_OK)
         return st;
-    if (!spec)
-        spec = "auto";
+    /* A channel only exponentiates: plain "auto" asks the tuning table's
+     * exponentiation rows (docs/auto.md); "auto:op=mul" still gets the
+     * multiplication rows if a caller wants them. */
+    if (!spec || strcmp(spec, "auto") == 0)
+        spec = "auto:op=exp";
 
     double t0 = now_ms();
     mns_rsa *key = calloc(1, sizeof *key);
