@@ -17,8 +17,9 @@
 /* Leaf size limit of the Toeplitz recursion. IFMA: 64 keeps every n <= 64
  * unsplit, which is what the fused kernel of mp_ifma.c serves (measured
  * faster than the split flow at 1024-4096 bits, docs/pmns-mp.md). Generic:
- * 8 is not yet measured. */
-#define MP_BASE_GENERIC 8
+ * 16, the largest specialised leaf of mp_generic.c (callgrind, instructions
+ * per mul: n=10 unsplit 9.3k vs 2/b5 11.8k; n=21 3/b7 31.8k vs unsplit 35.4k). */
+#define MP_BASE_GENERIC 16
 #define MP_BASE_IFMA 64
 
 /* ---- conversions ---------------------------------------------------------- */
@@ -443,11 +444,12 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * the smallest n*s. plan_ok checks the real bounds; if they fail (a split
      * asked for by base=), t grows below. */
     int tadds = ifma && base >= MP_BASE_IFMA ? 1 : 0;
-    for (int attempt = 0; attempt < 8; attempt++) {
+    int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
+    for (int attempt = 0; attempt < 16; attempt++) {
         mns_pmns_gen_opts o;
         mns_pmns_gen_opts_init(&o);
         o.word = word;
-        o.s = s;
+        o.s = s ? s : s_auto;
         o.n = n;
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = tadds;
@@ -504,13 +506,23 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
             *out = c;
             return MNS_OK;
         }
-        int nn = c->n;
+        int nn = c->n, ss = c->s;
         mns_pmns_mp_free(c);
         if (st == MNS_ENOTSUP && tadds < 64 * nn) {
             /* the kernel bounds fail: ask for more room in the words
              * ((B3) with a larger t, so a smaller k) */
             tadds = tadds ? 4 * tadds : 4 * nn;
             continue;
+        }
+        if (st == MNS_ENOTSUP && s == 0 && n == 0 && s_auto < MNS_PMNS_S_MAX) {
+            /* the automatic (n, s) leaves no room the kernel can use (e.g.
+             * 1024 bits: n=6 s=3 k=60): the next s, from 2, skipping it */
+            s_auto = s_auto ? s_auto + 1 : 2;
+            if (s_auto == ss)
+                s_auto++;
+            tadds = tadds0;
+            if (s_auto <= MNS_PMNS_S_MAX)
+                continue;
         }
         if (st != MNS_ERANGE)
             return st;

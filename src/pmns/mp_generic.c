@@ -42,43 +42,107 @@ size_t mns_pmns_mp_scratch_generic(const mns_pmns_mp_ctx *c)
     return L.total;
 }
 
-/* R[r] += sum_c t[r - c] v[c] for r < b (t indexed from -(b-1)). Two rows
- * at a time: they share the loads of v and give the multiplier two
- * independent add/adc chains (one chain holds it to about half its rate). */
-static inline void leaf_acc(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b, int twice)
+/* R[r] += sum_c t[r - c] v[c] for r < b (t indexed from -(b-1)), rows
+ * rows at a time (at most 4): they share the load of v[col], and a signed
+ * 64x64 product with its 128-bit add/adc is 4 instructions, so the loop
+ * overhead is spread over 4 products (the loop is front-end bound, not
+ * multiplier bound) and four independent add/adc chains keep the multiplier
+ * busy. The squaring's doubled cross products are doubled after the sum, so
+ * the inputs keep their bounds. */
+static inline __attribute__((always_inline)) void
+leaf_rows(mp_i128 *R, const uint64_t *t0, const uint64_t *v, int b, int twice, int rows)
+{
+    mp_i128 acc[4] = {0, 0, 0, 0};
+#pragma GCC unroll 16
+    for (int col = 0; col < b; col++) {
+        const int64_t x = (int64_t)v[col];
+#pragma GCC unroll 4
+        for (int q = 0; q < rows; q++)
+            acc[q] += (mp_i128)(int64_t)t0[q - col] * x;
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < rows; q++)
+        R[q] += twice ? 2 * acc[q] : acc[q];
+}
+
+static inline __attribute__((always_inline)) void
+leaf_acc_body(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b, int twice)
 {
     const uint64_t *tc = t + (b - 1);
     int r = 0;
-    for (; r + 2 <= b; r += 2) {
-        mp_i128 acc0 = 0, acc1 = 0;
-        const uint64_t *t0 = tc + r, *t1 = tc + r + 1;
-        for (int col = 0; col < b; col++) {
-            const int64_t x = (int64_t)v[col];
-            acc0 += (mp_i128)(int64_t)t0[-col] * x;
-            acc1 += (mp_i128)(int64_t)t1[-col] * x;
-        }
-        /* the squaring's doubled cross products: doubled after the sum, so
-         * the inputs keep their bounds */
-        R[r] += twice ? 2 * acc0 : acc0;
-        R[r + 1] += twice ? 2 * acc1 : acc1;
-    }
-    for (; r < b; r++) {
-        mp_i128 acc = 0;
-        for (int col = 0; col < b; col++)
-            acc += (mp_i128)(int64_t)tc[r - col] * (int64_t)v[col];
-        R[r] += twice ? 2 * acc : acc;
-    }
+    for (; r + 4 <= b; r += 4)
+        leaf_rows(R + r, tc + r, v, b, twice, 4);
+    for (; r + 2 <= b; r += 2)
+        leaf_rows(R + r, tc + r, v, b, twice, 2);
+    for (; r < b; r++)
+        leaf_rows(R + r, tc + r, v, b, twice, 1);
 }
 
-/* the same modulo 2^64 */
-static inline void leaf_lo(uint64_t *out, const uint64_t *t, const uint64_t *v, int b)
+/* the same modulo 2^64 (four rows per pass for the same reason) */
+static inline __attribute__((always_inline)) void
+leaf_lo_body(uint64_t *out, const uint64_t *t, const uint64_t *v, int b)
 {
     const uint64_t *tc = t + (b - 1);
-    for (int r = 0; r < b; r++) {
+    int r = 0;
+    for (; r + 4 <= b; r += 4) {
+        uint64_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+        const uint64_t *t0 = tc + r;
+#pragma GCC unroll 16
+        for (int col = 0; col < b; col++) {
+            const uint64_t x = v[col];
+            acc0 += t0[-col] * x;
+            acc1 += t0[1 - col] * x;
+            acc2 += t0[2 - col] * x;
+            acc3 += t0[3 - col] * x;
+        }
+        out[r] = acc0, out[r + 1] = acc1, out[r + 2] = acc2, out[r + 3] = acc3;
+    }
+    for (; r < b; r++) {
         uint64_t acc = 0;
+#pragma GCC unroll 16
         for (int col = 0; col < b; col++)
             acc += tc[r - col] * v[col];
         out[r] = acc;
+    }
+}
+
+/* Fixed-size specialisations: with b a constant the column loops unroll
+ * completely (no counter, no branch, loads with constant offsets) and a
+ * product costs its 4 instructions (load, imul, add, adc). The leaf sizes of
+ * the default plans are small (MP_BASE_GENERIC and the n the generator
+ * gives), so the sizes up to 16 are specialised; the dispatch depends on the
+ * public leaf size only. */
+#define MP_LEAF_CASES(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
+    X(14) X(15) X(16)
+
+static void leaf_acc(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b, int twice)
+{
+    switch (b) {
+#define MP_CASE(B)                                                                                 \
+    case B:                                                                                        \
+        if (twice)                                                                                 \
+            leaf_acc_body(R, t, v, B, 1);                                                          \
+        else                                                                                       \
+            leaf_acc_body(R, t, v, B, 0);                                                          \
+        return;
+        MP_LEAF_CASES(MP_CASE)
+#undef MP_CASE
+    default:
+        leaf_acc_body(R, t, v, b, twice);
+    }
+}
+
+static void leaf_lo(uint64_t *out, const uint64_t *t, const uint64_t *v, int b)
+{
+    switch (b) {
+#define MP_CASE(B)                                                                                 \
+    case B:                                                                                        \
+        leaf_lo_body(out, t, v, B);                                                                \
+        return;
+        MP_LEAF_CASES(MP_CASE)
+#undef MP_CASE
+    default:
+        leaf_lo_body(out, t, v, b);
     }
 }
 
