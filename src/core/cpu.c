@@ -1,9 +1,10 @@
 #include "core/cpu.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-unsigned mns_cpu_features_raw(void)
+static unsigned detect(void)
 {
     unsigned f = 0;
 #if defined(__x86_64__) || defined(__i386__)
@@ -24,6 +25,22 @@ unsigned mns_cpu_features_raw(void)
     if (__builtin_cpu_supports("avx512dq")) f |= MNS_CPU_AVX512DQ;
 #endif
     return f;
+}
+
+/* The hardware does not change under a running process, and detecting costs
+ * a CPUID, which traps to the hypervisor on a VM (3600 TSC ticks measured
+ * here): callers on hot paths (the exponentiation picks its Select per call)
+ * must not pay it each time. Computed once; a race only computes it twice. */
+unsigned mns_cpu_features_raw(void)
+{
+    static _Atomic unsigned cached; /* features | CACHED_BIT once known */
+    const unsigned CACHED_BIT = 1u << 31;
+    unsigned c = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (!(c & CACHED_BIT)) {
+        c = detect() | CACHED_BIT;
+        atomic_store_explicit(&cached, c, memory_order_relaxed);
+    }
+    return c & ~CACHED_BIT;
 }
 
 unsigned mns_cpu_features(void)
