@@ -43,6 +43,19 @@ typedef struct mns_field_ops {
      * Constant time in a and in p: no branch, no memory index on either (the
      * secret-input entry of RSA-CRT, where p is a secret prime). */
     void (*set_words)(const void *ctx, uint64_t *r, const uint64_t *a);
+    /* Optional (NULL: the caller makes two calls). Two independent products
+     * in one instruction stream, r0 <- a0 b0 in ctx0's field and r1 <- a1 b1
+     * in ctx1's (OpenSSL's _x2 idea: RSA-CRT channels sharing one thread keep
+     * the multipliers busy while one product waits on its own latency).
+     * ctx0 and ctx1 were created by this backend (they may be the same
+     * context); if they differ in element size or shape the function makes
+     * two ordinary calls. Each product keeps mul's / sqr's contract, r_i may
+     * alias a_i or b_i, and the time depends on the two contexts' public
+     * sizes only. */
+    void (*mul_x2)(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                   const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
+    void (*sqr_x2)(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                   uint64_t *r1, const uint64_t *a1);
     void (*destroy)(void *ctx);
 } mns_field_ops;
 
