@@ -21,6 +21,8 @@ static void expect_status(const char *spec, const char *pdec, mns_status want)
     mpz_clear(p);
 }
 
+#define MNS_TEST_LONG_SPEC 5000
+
 int main(void)
 {
     mt_init("test_field");
@@ -41,6 +43,22 @@ int main(void)
     expect_status("mont:threads=2", p, MNS_EINVAL);
     expect_status("auto:x=1", p, MNS_EINVAL);
     expect_status("a-backend-name-that-is-far-too-long-to-be-real", p, MNS_EINVAL);
+    {
+        /* a long option value (params=/a/long/absolute/path.txt) is taken
+         * whole; a spec beyond the options buffer is refused */
+        static char spec[MNS_TEST_LONG_SPEC + 64];
+        int len = snprintf(spec, sizeof spec, "mont:kernel=");
+        memset(spec + len, '0', 300);
+        strcpy(spec + len + 300, "1"); /* value "000...01": long, well formed, unknown kernel */
+        expect_status(spec, p, MNS_EINVAL);
+        len = snprintf(spec, sizeof spec, "mpart:threads=");
+        memset(spec + len, '0', 300);
+        strcpy(spec + len + 300, "1"); /* threads=1 written with 300 leading zeros */
+        expect_status(spec, p, MNS_OK);
+        memset(spec + len, '0', MNS_TEST_LONG_SPEC);
+        strcpy(spec + len + MNS_TEST_LONG_SPEC, "1");
+        expect_status(spec, p, MNS_EINVAL);
+    }
     expect_status("mont", "4", MNS_EINVAL);
     expect_status("mont", "2", MNS_EINVAL);
     expect_status("mont", "1", MNS_EINVAL);

@@ -15,9 +15,25 @@ static int copy_field(char *dst, size_t cap, const char *src, size_t len)
     return 1;
 }
 
+/* Appends src[0..len) to opts->buf; *off <- its offset. 0 if empty or full
+ * (keys are further limited to MNS_OPT_KEY_MAX - 1 characters). */
+static int store_field(mns_opts *opts, unsigned *off, const char *src, size_t len, size_t max)
+{
+    if (len >= max || len >= MNS_OPTS_BUF - opts->used)
+        return 0;
+    if (!copy_field(opts->buf + opts->used, MNS_OPTS_BUF - opts->used, src, len))
+        return 0;
+    *off = opts->used;
+    opts->used += (unsigned)len + 1;
+    return 1;
+}
+
+static const char *key_of(const mns_opts *opts, int i) { return opts->buf + opts->kv[i].key; }
+
 mns_status mns_opts_parse(const char *spec, char name[MNS_BACKEND_NAME_MAX], mns_opts *opts)
 {
     opts->count = 0;
+    opts->used = 0;
     if (spec == NULL)
         spec = "auto";
     const char *colon = strchr(spec, ':');
@@ -40,14 +56,14 @@ mns_status mns_opts_parse(const char *spec, char name[MNS_BACKEND_NAME_MAX], mns
         if (opts->count == MNS_OPTS_MAX)
             return mns_error(MNS_EINVAL, "spec \"%s\": more than %d options", spec, MNS_OPTS_MAX);
         int i = opts->count;
-        if (!copy_field(opts->kv[i].key, MNS_OPT_KEY_MAX, s, (size_t)(eq - s)) ||
-            !copy_field(opts->kv[i].val, MNS_OPT_VAL_MAX, eq + 1, len - (size_t)(eq - s) - 1))
+        if (!store_field(opts, &opts->kv[i].key, s, (size_t)(eq - s), MNS_OPT_KEY_MAX) ||
+            !store_field(opts, &opts->kv[i].val, eq + 1, len - (size_t)(eq - s) - 1, MNS_OPTS_BUF))
             return mns_error(MNS_EINVAL, "spec \"%s\": empty or over-long key or value in \"%.*s\"",
                              spec, (int)len, s);
         for (int j = 0; j < i; j++)
-            if (strcmp(opts->kv[j].key, opts->kv[i].key) == 0)
+            if (strcmp(key_of(opts, j), key_of(opts, i)) == 0)
                 return mns_error(MNS_EINVAL, "spec \"%s\": option \"%s\" given twice", spec,
-                                 opts->kv[i].key);
+                                 key_of(opts, i));
         opts->count++;
         if (!end)
             break;
@@ -63,11 +79,11 @@ mns_status mns_opts_check(const mns_opts *opts, const char *backend, const char 
     for (int i = 0; i < opts->count; i++) {
         int ok = 0;
         for (const char *const *a = allowed; a && *a; a++)
-            if (strcmp(*a, opts->kv[i].key) == 0)
+            if (strcmp(*a, key_of(opts, i)) == 0)
                 ok = 1;
         if (!ok)
             return mns_error(MNS_EINVAL, "backend \"%s\" takes no option \"%s\"", backend,
-                             opts->kv[i].key);
+                             key_of(opts, i));
     }
     return MNS_OK;
 }
@@ -75,8 +91,8 @@ mns_status mns_opts_check(const mns_opts *opts, const char *backend, const char 
 const char *mns_opts_get(const mns_opts *opts, const char *key)
 {
     for (int i = 0; i < opts->count; i++)
-        if (strcmp(opts->kv[i].key, key) == 0)
-            return opts->kv[i].val;
+        if (strcmp(key_of(opts, i), key) == 0)
+            return opts->buf + opts->kv[i].val;
     return NULL;
 }
 

@@ -6,15 +6,18 @@
 
 #define MNS_OPTS_MAX 16
 #define MNS_OPT_KEY_MAX 32
-#define MNS_OPT_VAL_MAX 64
+/* All keys and values of one spec share this buffer, so a value may be long
+ * (params=/an/absolute/path/to/a/set.txt) without every slot paying for it. */
+#define MNS_OPTS_BUF 4096
 #define MNS_BACKEND_NAME_MAX 32
 
 typedef struct mns_opts {
     int count;
     struct {
-        char key[MNS_OPT_KEY_MAX];
-        char val[MNS_OPT_VAL_MAX];
+        unsigned key, val; /* offsets into buf of NUL-terminated strings */
     } kv[MNS_OPTS_MAX];
+    unsigned used;
+    char buf[MNS_OPTS_BUF];
 } mns_opts;
 
 /* Splits spec into a backend name and options. Rejects empty names, empty or
