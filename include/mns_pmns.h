@@ -149,6 +149,8 @@ typedef struct mns_pmns_params mns_pmns_params;
  *   smallest s (Table 3's cost).
  *   lambda: the smallest |lambda| (lambda > 0 first) such that X^n - lambda is
  *   irreducible over Z and has a root mod p; gamma: one of its roots.
+ *   E auto (s = 1): that search, then X^n - X - 1 below the n it found; the
+ *   set has whichever gives the smaller n (X^n - lambda on a tie).
  *   M: section 4.2's heuristic (rows of the LLL basis divided by X while
  *   Proposition 3 allows, invertible mod (E, phi), smallest N); U52: the
  *   paper's all-positive construction, then improved by adding and
