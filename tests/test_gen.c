@@ -270,6 +270,8 @@ static void test_generate(void)
     gen_one(4096, MNS_PMNS_WORD_U52, 4, 5, MNS_PMNS_E_BINOMIAL, 1);
 }
 
+static int parse_regen(const char *line, mpz_t p, mns_pmns_gen_opts *o);
+
 /* E auto: never a larger n than X^n - lambda, the set says which E it has,
  * and it is X^n - lambda whenever s > 1. Primes where X^n - X - 1 wins an n
  * (found with mns-pmns-gen --random-bits B --seed S --e auto) are among the
@@ -306,6 +308,23 @@ static void test_eshape_auto(void)
             /* the regenerate line says --e auto and gives the same set */
             char *t = mns_pmns_params_to_string_var(A, NULL);
             MT_CHECK(t && strstr(t, " --e auto "), "%s: regenerate line has --e auto", tag);
+            if (t && it < 2) {
+                char line[8192];
+                const char *nl = strchr(t, '\n');
+                snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - t) - 14 : 0, t + 14);
+                mpz_t q;
+                mpz_init(q);
+                mns_pmns_gen_opts ro;
+                mns_pmns_params *R = NULL;
+                MT_CHECK(parse_regen(line, q, &ro) && ro.eshape == MNS_PMNS_E_AUTO &&
+                             mns_pmns_generate_var(&R, q, &ro) == MNS_OK,
+                         "%s: regenerates from its first line", tag);
+                char *t2 = R ? mns_pmns_params_to_string_var(R, NULL) : NULL;
+                MT_CHECK(t2 && !strcmp(t, t2), "%s: regenerates identically", tag);
+                free(t2);
+                mns_pmns_params_free(R);
+                mpz_clear(q);
+            }
             free(t);
         }
         mns_pmns_params_free(A);
