@@ -91,7 +91,12 @@ typedef enum {
 
 typedef enum {
     MNS_PMNS_E_BINOMIAL = 0, /* X^n - lambda, lambda of smallest |lambda| */
-    MNS_PMNS_E_TRINOMIAL = 1 /* X^n - X - 1 (always irreducible, Selmer) */
+    MNS_PMNS_E_TRINOMIAL = 1, /* X^n - X - 1 (always irreducible, Selmer) */
+    MNS_PMNS_E_AUTO = 2       /* options only: X^n - lambda, or X^n - X - 1 when
+                                 it gives a smaller n (s = 1 only; the set
+                                 says which). Costs one degree-n root search
+                                 mod p per n below the binomial's (0.5 s at
+                                 2048 bits). */
 } mns_pmns_eshape;
 
 /* Limits on what the generator and the reader accept. */
@@ -114,7 +119,7 @@ typedef struct mns_pmns_gen_opts {
     int delta;              /* free additions before a mul (default 0) */
     int n;                  /* 0 = automatic (default); else exactly this n */
     int n_max;              /* automatic n: stop above this (0 = 4 n_opt + 16) */
-    mns_pmns_eshape eshape; /* default MNS_PMNS_E_BINOMIAL */
+    mns_pmns_eshape eshape; /* default MNS_PMNS_E_BINOMIAL; MNS_PMNS_E_AUTO */
     long lambda_max;        /* largest |lambda| tried (default 16) */
     int toeplitz_adds;      /* t in (B3); 0 = n, the paper's general bound */
     int gamma_tries;        /* roots gamma tried per (n, lambda), best kept
@@ -144,6 +149,8 @@ typedef struct mns_pmns_params mns_pmns_params;
  *   smallest s (Table 3's cost).
  *   lambda: the smallest |lambda| (lambda > 0 first) such that X^n - lambda is
  *   irreducible over Z and has a root mod p; gamma: one of its roots.
+ *   E auto (s = 1): that search, then X^n - X - 1 below the n it found; the
+ *   set has whichever gives the smaller n (X^n - lambda on a tie).
  *   M: section 4.2's heuristic (rows of the LLL basis divided by X while
  *   Proposition 3 allows, invertible mod (E, phi), smallest N); U52: the
  *   paper's all-positive construction, then improved by adding and

@@ -9,7 +9,7 @@ GEN=${1:-build/tests/mns-pmns-gen}
 DIR=$(dirname "$0")
 one() { # bits word s delta [extra options]
     b=$1 w=$2 s=$3 d=$4; shift 4
-    f="$DIR/pmns-$b-$w-s$s-d$d$(echo "$*" | sed -e 's/--e trinomial/-tri/' -e 's/ //g').txt"
+    f="$DIR/pmns-$b-$w-s$s-d$d$(echo "$*" | sed -e 's/--e trinomial/-tri/' -e 's/--e auto/-auto/' -e 's/ //g').txt"
     "$GEN" --pi-bits "$b" --word "$w" --s "$s" --delta "$d" "$@" -o "$f"
 }
 # the standard sizes: single precision while LLL is cheap, multi-precision beyond
@@ -39,3 +39,8 @@ for b in 3072 4096; do
     one $b s64 1 1
     one $b u52 1 3
 done
+# E auto (X^n - X - 1 where it saves coefficients over X^n - lambda, for
+# the single-precision backends' E=x1): only the sets where it wins an n
+one 2048 s64 1 0 --e auto
+one 2048 u52 1 0 --e auto
+one 1621 u52 1 5 --e auto

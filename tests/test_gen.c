@@ -22,6 +22,42 @@
 #define MNS_SOURCE_DIR "."
 #endif
 
+/* FLINT's roots of X^n + c1 X + c0 mod p: how many, and up to max of them
+ * (in [0, p), sorted) in r (NULL: count only). */
+static int flint_roots(mpz_t *r, int max, const mpz_t p, int n, long c1, const mpz_t c0)
+{
+    fmpz_t P, c;
+    fmpz_init(P);
+    fmpz_init(c);
+    fmpz_set_mpz(P, p);
+    fmpz_mod_ctx_t ctx;
+    fmpz_mod_ctx_init(ctx, P);
+    fmpz_mod_poly_t f;
+    fmpz_mod_poly_init(f, ctx);
+    fmpz_mod_poly_set_coeff_ui(f, (slong)n, 1, ctx);
+    fmpz_mod_poly_set_coeff_si(f, 1, c1, ctx);
+    fmpz_set_mpz(c, c0);
+    fmpz_mod_poly_set_coeff_fmpz(f, 0, c, ctx);
+    fmpz_mod_poly_factor_t fac;
+    fmpz_mod_poly_factor_init(fac, ctx);
+    fmpz_mod_poly_roots(fac, f, 0, ctx);
+    int num = (int)fac->num;
+    for (int i = 0; r && i < num && i < max; i++) {
+        fmpz_mod_poly_get_coeff_fmpz(c, fac->poly + i, 0, ctx);
+        fmpz_neg(c, c);
+        fmpz_mod(c, c, P);
+        fmpz_get_mpz(r[i], c);
+        for (int j = i; j > 0 && mpz_cmp(r[j - 1], r[j]) > 0; j--)
+            mpz_swap(r[j - 1], r[j]);
+    }
+    fmpz_mod_poly_factor_clear(fac, ctx);
+    fmpz_mod_poly_clear(f, ctx);
+    fmpz_mod_ctx_clear(ctx);
+    fmpz_clear(P);
+    fmpz_clear(c);
+    return num;
+}
+
 static void test_nroots(void)
 {
     /* every root found is a root, and the count matches FLINT's */
@@ -62,35 +98,62 @@ static void test_nroots(void)
                 bad += mpz_cmp(r[i - 1], r[i]) >= 0; /* sorted, distinct */
         }
         if (it % 3 == 0) {
-            fmpz_t P, c0;
-            fmpz_init(P);
-            fmpz_init(c0);
-            fmpz_set_mpz(P, p);
-            fmpz_mod_ctx_t ctx;
-            fmpz_mod_ctx_init(ctx, P);
-            fmpz_mod_poly_t f;
-            fmpz_mod_poly_init(f, ctx);
-            fmpz_mod_poly_set_coeff_ui(f, (slong)n, 1, ctx);
-            fmpz_set_mpz(c0, a);
-            fmpz_neg(c0, c0);
-            fmpz_mod_poly_set_coeff_fmpz(f, 0, c0, ctx);
-            fmpz_mod_poly_factor_t fac;
-            fmpz_mod_poly_factor_init(fac, ctx);
-            fmpz_mod_poly_roots(fac, f, 0, ctx);
+            mpz_neg(t, a);
+            int num = flint_roots(NULL, 0, p, (int)n, 0, t);
             cmp++;
-            if ((int)fac->num != c && !(c == 64 && fac->num > 64))
+            if (num != c && !(c == 64 && num > 64))
                 bad++;
-            fmpz_mod_poly_factor_clear(fac, ctx);
-            fmpz_mod_poly_clear(f, ctx);
-            fmpz_mod_ctx_clear(ctx);
-            fmpz_clear(P);
-            fmpz_clear(c0);
         }
     }
     MT_CHECK(bad == 0, "n-th roots: %ld bad (of which FLINT comparisons: %ld run)", bad, cmp);
     for (int i = 0; i < 64; i++)
         mpz_clear(r[i]);
     mpz_clears(p, a, t, NULL);
+}
+
+/* The roots of X^n - X - 1 (troot.c: Kronecker squarings, then FLINT on the
+ * gcd) are FLINT's fmpz_mod_poly_roots, sorted, for random and tiny p. */
+static void test_trinomial_roots(void)
+{
+    mpz_t p, t, m1, r[64], f[64];
+    mpz_inits(p, t, NULL);
+    mpz_init_set_si(m1, -1);
+    for (int i = 0; i < 64; i++) {
+        mpz_init(r[i]);
+        mpz_init(f[i]);
+    }
+    long bad = 0, with_roots = 0;
+    for (int it = 0; it < 120; it++) {
+        if (it < 12)
+            mpz_set_ui(p, (unsigned long[]){3, 5, 7, 11, 13, 17, 19, 23, 101, 257, 65537, 4294967291UL}[it]);
+        else
+            mt_modulus(p, 16 + mt_below(it < 110 ? 300 : 1100), MT_MOD_PRIME);
+        int n = 2 + (int)mt_below(it < 110 ? 40 : 12);
+        int c = mns_trinomial_roots(r, 64, n, p);
+        int want = flint_roots(f, 64, p, n, -1, m1);
+        if (c != (want > 64 ? 64 : want)) {
+            bad++;
+            gmp_printf("  X^%d - X - 1 mod %Zd: %d roots, FLINT %d\n", n, p, c, want);
+        }
+        with_roots += c > 0;
+        for (int i = 0; i < c; i++) {
+            /* a root, in [0, p), sorted and distinct, and FLINT's */
+            mpz_powm_ui(t, r[i], (unsigned long)n, p);
+            mpz_sub(t, t, r[i]);
+            mpz_sub_ui(t, t, 1);
+            bad += !mpz_divisible_p(t, p) || mpz_sgn(r[i]) < 0 || mpz_cmp(r[i], p) >= 0;
+            if (i)
+                bad += mpz_cmp(r[i - 1], r[i]) >= 0;
+            bad += mpz_cmp(r[i], f[i]) != 0;
+        }
+    }
+    MT_CHECK(bad == 0 && with_roots > 20, "X^n - X - 1 roots agree with FLINT (%ld bad, %ld with roots)", bad,
+             with_roots);
+    for (int i = 0; i < 64; i++) {
+        mpz_clear(r[i]);
+        mpz_clear(f[i]);
+    }
+    mpz_clears(p, t, m1, NULL);
 }
 
 static void test_irreducible(void)
@@ -162,7 +225,8 @@ static void gen_one(size_t bits, mns_pmns_word word, int s, int delta, mns_pmns_
     total_gen += dt;
     char tag[160];
     snprintf(tag, sizeof tag, "%zu bits %s s=%s%d delta=%d %s", bits, word == MNS_PMNS_WORD_U52 ? "u52" : "s64",
-             s ? "" : "auto", s, delta, e == MNS_PMNS_E_TRINOMIAL ? "X^n-X-1" : "X^n-lambda");
+             s ? "" : "auto", s, delta,
+             e == MNS_PMNS_E_TRINOMIAL ? "X^n-X-1" : e == MNS_PMNS_E_AUTO ? "E auto" : "X^n-lambda");
     if (e == MNS_PMNS_E_TRINOMIAL && st == MNS_ENOTSUP) {
         /* possible in principle (no root for any n tried); say so */
         printf("  %s: ENOTSUP: %s\n", tag, mns_last_error());
@@ -196,12 +260,78 @@ static void test_generate(void)
     gen_one(256, MNS_PMNS_WORD_S64, 1, 0, MNS_PMNS_E_TRINOMIAL, 4);
     gen_one(512, MNS_PMNS_WORD_U52, 1, 5, MNS_PMNS_E_TRINOMIAL, 4);
     gen_one(1024, MNS_PMNS_WORD_S64, 3, 2, MNS_PMNS_E_TRINOMIAL, 2);
+    gen_one(768, MNS_PMNS_WORD_U52, 1, 1, MNS_PMNS_E_AUTO, 3);
+    gen_one(1024, MNS_PMNS_WORD_S64, 2, 0, MNS_PMNS_E_AUTO, 2); /* s > 1: X^n - lambda */
     gen_one(2048, MNS_PMNS_WORD_S64, 1, 0, MNS_PMNS_E_BINOMIAL, 2);
     gen_one(2048, MNS_PMNS_WORD_S64, 3, 0, MNS_PMNS_E_BINOMIAL, 2);
     gen_one(2048, MNS_PMNS_WORD_U52, 3, 1, MNS_PMNS_E_BINOMIAL, 2);
     gen_one(3072, MNS_PMNS_WORD_S64, 3, 1, MNS_PMNS_E_BINOMIAL, 2);
     gen_one(4096, MNS_PMNS_WORD_S64, 4, 0, MNS_PMNS_E_BINOMIAL, 2);
     gen_one(4096, MNS_PMNS_WORD_U52, 4, 5, MNS_PMNS_E_BINOMIAL, 1);
+}
+
+static int parse_regen(const char *line, mpz_t p, mns_pmns_gen_opts *o);
+
+/* E auto: never a larger n than X^n - lambda, the set says which E it has,
+ * and it is X^n - lambda whenever s > 1. Primes where X^n - X - 1 wins an n
+ * (found with mns-pmns-gen --random-bits B --seed S --e auto) are among the
+ * random ones here often enough: at 1024 bits u52 about one in three. */
+static void test_eshape_auto(void)
+{
+    mpz_t p;
+    mpz_init(p);
+    int won = 0, tried = 0;
+    for (int it = 0; it < 6; it++) {
+        size_t bits = it < 4 ? 512 + 128 * (size_t)it : 1024;
+        mns_pmns_word word = it % 2 ? MNS_PMNS_WORD_S64 : MNS_PMNS_WORD_U52;
+        mt_modulus(p, bits, MT_MOD_PRIME);
+        mns_pmns_gen_opts o;
+        mns_pmns_gen_opts_init(&o);
+        o.word = word;
+        o.delta = it % 3;
+        mns_pmns_params *B = NULL, *A = NULL;
+        mns_status sb = mns_pmns_generate_var(&B, p, &o);
+        o.eshape = MNS_PMNS_E_AUTO;
+        mns_status sa = mns_pmns_generate_var(&A, p, &o);
+        char tag[96];
+        snprintf(tag, sizeof tag, "E auto %zu bits %s delta=%d", bits, word == MNS_PMNS_WORD_U52 ? "u52" : "s64",
+                 o.delta);
+        MT_CHECK(sb == MNS_OK && sa == MNS_OK, "%s: generate: %s", tag, mns_last_error());
+        if (A && B) {
+            tried++;
+            int na = mns_pmns_params_n(A), nb = mns_pmns_params_n(B);
+            MT_CHECK(na <= nb, "%s: n = %d, X^n - lambda gives %d", tag, na, nb);
+            MT_CHECK((na < nb) == (mns_pmns_params_eshape(A) == MNS_PMNS_E_TRINOMIAL),
+                     "%s: X^n - X - 1 exactly when it wins an n", tag);
+            won += na < nb;
+            gen_check(A, tag, 2);
+            /* the regenerate line says --e auto and gives the same set */
+            char *t = mns_pmns_params_to_string_var(A, NULL);
+            MT_CHECK(t && strstr(t, " --e auto "), "%s: regenerate line has --e auto", tag);
+            if (t && it < 2) {
+                char line[8192];
+                const char *nl = strchr(t, '\n');
+                snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - t) - 14 : 0, t + 14);
+                mpz_t q;
+                mpz_init(q);
+                mns_pmns_gen_opts ro;
+                mns_pmns_params *R = NULL;
+                MT_CHECK(parse_regen(line, q, &ro) && ro.eshape == MNS_PMNS_E_AUTO &&
+                             mns_pmns_generate_var(&R, q, &ro) == MNS_OK,
+                         "%s: regenerates from its first line", tag);
+                char *t2 = R ? mns_pmns_params_to_string_var(R, NULL) : NULL;
+                MT_CHECK(t2 && !strcmp(t, t2), "%s: regenerates identically", tag);
+                free(t2);
+                mns_pmns_params_free(R);
+                mpz_clear(q);
+            }
+            free(t);
+        }
+        mns_pmns_params_free(A);
+        mns_pmns_params_free(B);
+    }
+    printf("  E auto: X^n - X - 1 won an n for %d of %d primes\n", won, tried);
+    mpz_clear(p);
 }
 
 static void expect(mns_status want, const mpz_t p, const mns_pmns_gen_opts *o, const char *what)
@@ -383,7 +513,9 @@ static int parse_regen(const char *line, mpz_t p, mns_pmns_gen_opts *o)
         } else if (!strcmp(t, "--n-max")) {
             o->n_max = atoi(v);
         } else if (!strcmp(t, "--e")) {
-            o->eshape = strcmp(v, "trinomial") ? MNS_PMNS_E_BINOMIAL : MNS_PMNS_E_TRINOMIAL;
+            o->eshape = !strcmp(v, "trinomial") ? MNS_PMNS_E_TRINOMIAL
+                        : !strcmp(v, "auto")      ? MNS_PMNS_E_AUTO
+                                                  : MNS_PMNS_E_BINOMIAL;
         } else if (!strcmp(t, "--lambda-max")) {
             o->lambda_max = atol(v);
         } else if (!strcmp(t, "--toeplitz-adds")) {
@@ -477,7 +609,8 @@ int main(void)
     struct {
         const char *name;
         void (*fn)(void);
-    } parts[] = {{"n-th roots", test_nroots},   {"irreducibility", test_irreducible},
+    } parts[] = {{"n-th roots", test_nroots},   {"X^n-X-1 roots", test_trinomial_roots},
+                 {"irreducibility", test_irreducible}, {"E auto", test_eshape_auto},
                  {"bad inputs", test_bad_inputs}, {"progress", test_progress},
                  {"generate", test_generate},   {"params/", test_params_dir}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

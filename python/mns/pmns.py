@@ -20,7 +20,7 @@ from ._mns import ffi, lib
 __all__ = ["Params", "generate", "load", "loads", "nopt"]
 
 _WORDS = {"s64": 0, "u52": 1}
-_ESHAPES = {"binomial": 0, "trinomial": 1}
+_ESHAPES = {"binomial": 0, "trinomial": 1, "auto": 2}
 _FLAG_SMOOTH_N = 1
 _FLAG_NO_IMPROVE = 2
 _INT_MAX = 2**31 - 1

@@ -57,6 +57,11 @@ def test_multiprecision_and_trinomial():
     T = mns.pmns.generate(prime(300, 2), eshape="trinomial")
     check_set(T, T.p)
     assert T.E.endswith("-X-1") and T.lam == 0
+    # E auto: never more coefficients than X^n - lambda; X^n - X - 1 exactly when it wins
+    A = mns.pmns.generate(prime(768, 3), word="u52", eshape="auto")
+    check_set(A, A.p)
+    B = mns.pmns.generate(A.p, word="u52")
+    assert A.n <= B.n and A.E.endswith("-X-1") == (A.n < B.n)
     assert mns.pmns.nopt(2048, 52) > mns.pmns.nopt(2048, 64) > 1
 
 

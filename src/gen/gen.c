@@ -36,9 +36,6 @@
 #include <flint/fmpz.h>
 #include <flint/fmpz_lll.h>
 #include <flint/fmpz_mat.h>
-#include <flint/fmpz_mod.h>
-#include <flint/fmpz_mod_poly.h>
-#include <flint/fmpz_mod_poly_factor.h>
 #include <flint/nmod_poly.h>
 
 #include "core/error.h"
@@ -642,47 +639,6 @@ static int choose_m_positive(genctx *g, mpz_t *out, mpz_t **rows, int n, mns_pmn
 /* ---------------------------------------------------------------------- */
 /* one n                                                                  */
 
-/* Roots of X^n - X - 1 mod p (FLINT's Cantor-Zassenhaus), smallest first. */
-static int trinomial_roots(mpz_t *roots, int max, int n, const mpz_t p)
-{
-    fmpz_t P, c;
-    fmpz_init(P);
-    fmpz_init(c);
-    fmpz_set_mpz(P, p);
-    fmpz_mod_ctx_t ctx;
-    fmpz_mod_ctx_init(ctx, P);
-    fmpz_mod_poly_t f;
-    fmpz_mod_poly_init(f, ctx);
-    fmpz_mod_poly_set_coeff_ui(f, n, 1, ctx);
-    fmpz_mod_poly_set_coeff_si(f, 1, -1, ctx);
-    fmpz_mod_poly_set_coeff_si(f, 0, -1, ctx);
-    fmpz_mod_poly_factor_t fac;
-    fmpz_mod_poly_factor_init(fac, ctx);
-    fmpz_mod_poly_roots(fac, f, 0, ctx);
-    int cnt = 0;
-    int num = (int)fac->num;
-    mpz_t *all = vec_new(num > 0 ? num : 1);
-    for (int i = 0; i < num; i++) {
-        fmpz_mod_poly_get_coeff_fmpz(c, fac->poly + i, 0, ctx);
-        fmpz_neg(c, c);
-        fmpz_mod(c, c, P);
-        fmpz_get_mpz(all[i], c);
-    }
-    /* smallest first, for determinism independent of FLINT's order */
-    for (int i = 1; i < num; i++)
-        for (int j = i; j > 0 && mpz_cmp(all[j - 1], all[j]) > 0; j--)
-            mpz_swap(all[j - 1], all[j]);
-    for (int i = 0; i < num && cnt < max; i++)
-        mpz_set(roots[cnt++], all[i]);
-    vec_free(all, num > 0 ? num : 1);
-    fmpz_mod_poly_factor_clear(fac, ctx);
-    fmpz_mod_poly_clear(f, ctx);
-    fmpz_mod_ctx_clear(ctx);
-    fmpz_clear(P);
-    fmpz_clear(c);
-    return cnt;
-}
-
 /* LLL-reduce the lattice of eq. (1) for gamma; rows out as mpz. */
 static void lll_rows(genctx *g, mpz_t **rows, int n, const mpz_t gamma)
 {
@@ -799,7 +755,7 @@ static void eval_n_skip(genctx *g, int n, int skip_s, double skip_bits)
             goto out_l;
         }
     } else {
-        nroots = trinomial_roots(roots, tries, n, g->p);
+        nroots = mns_trinomial_roots(roots, tries, n, g->p);
         if (!nroots) {
             snprintf(r->why, sizeof r->why, "X^%d - X - 1 has no root mod p", n);
             goto out_l;
@@ -842,8 +798,10 @@ static void eval_n_skip(genctx *g, int n, int skip_s, double skip_bits)
     mpz_clear(N);
     if (r->ok) {
         r->log2N = mpz_log2(r->N);
-        /* the model's a without log2|lambda|, which varies between n */
-        double ll = r->lambda ? log2(fabs((double)r->lambda)) : 0;
+        /* the model's a without log2|lambda|, which varies between n; the
+         * trinomial's reduction matrix grows like lambda = 2's (measured:
+         * equal N at equal n within the LLL scatter) */
+        double ll = o->eshape == MNS_PMNS_E_TRINOMIAL ? 1.0 : log2(fabs((double)r->lambda));
         g->a_sum += r->log2N - ll - (g->log2p + log2_fact(n)) / n;
         g->a_cnt++;
     }
@@ -924,7 +882,7 @@ static double shortfall_l(const genctx *g, int n, int s, long lambda)
     double lam = lambda ? fabs((double)lambda) : 2; /* 2: the typical |lambda| */
     int tri = g->o->eshape == MNS_PMNS_E_TRINOMIAL;
     double w = tri ? 2.0 * n - 1 : lam * (n - 1) + 1;
-    double lN = a + (tri ? 0 : log2(lam)) + (g->log2p + log2_fact(n)) / n;
+    double lN = a + (tri ? 1.0 : log2(lam)) + (g->log2p + log2_fact(n)) / n;
     double need = lN + log2(2 * w) + 2 * log2(g->o->delta + 1.0) + (g->word == MNS_PMNS_WORD_U52 ? 1 : 0);
     double cap;
     if (s == 1) {
@@ -1037,6 +995,7 @@ static mns_status build(genctx *g, mns_pmns_params **out, int n, int s)
         return mns_error(MNS_ERANGE, "pmns_generate: internal: M not invertible mod (E, phi)");
     }
     P->has_gen = 1;
+    P->p_prime_known = 1; /* tested at the input of mns_pmns_generate_flint */
     P->gen = *g->o;
     P->gen.progress = NULL;
     P->gen.progress_arg = NULL;
@@ -1052,6 +1011,19 @@ static mns_status build(genctx *g, mns_pmns_params **out, int n, int s)
     return MNS_OK;
 }
 
+/* What one shape's search tells the next (generate_auto): the calibration
+ * of the N model, and |lambda| at the n below the one found (0: no lambda,
+ * -1: that n was not looked at). */
+typedef struct gen_link {
+    double a_sum;
+    int a_cnt;
+    long lam_below;
+} gen_link;
+
+static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o, double t0,
+                               gen_link *link);
+static mns_status generate_auto(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o, double t0);
+
 mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o)
 {
     double t0 = mns_gen_now();
@@ -1065,7 +1037,7 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
         return mns_error(MNS_EINVAL, "pmns_generate: p is not prime");
     if (o->word != MNS_PMNS_WORD_S64 && o->word != MNS_PMNS_WORD_U52)
         return mns_error(MNS_EINVAL, "pmns_generate: unknown word kind %d", (int)o->word);
-    if (o->eshape != MNS_PMNS_E_BINOMIAL && o->eshape != MNS_PMNS_E_TRINOMIAL)
+    if (o->eshape != MNS_PMNS_E_BINOMIAL && o->eshape != MNS_PMNS_E_TRINOMIAL && o->eshape != MNS_PMNS_E_AUTO)
         return mns_error(MNS_EINVAL, "pmns_generate: unknown shape of E %d", (int)o->eshape);
     if (o->s < 0 || o->s > MNS_PMNS_S_MAX || (o->s == 0 && (o->s_max < 0 || o->s_max > MNS_PMNS_S_MAX)))
         return mns_error(MNS_EINVAL, "pmns_generate: s must be in [0, %d]", MNS_PMNS_S_MAX);
@@ -1079,7 +1051,67 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
         return mns_error(MNS_EINVAL, "pmns_generate: lambda_max outside [1, 2^20]");
     if (o->toeplitz_adds < 0 || o->gamma_tries < 0 || o->gamma_tries > 64)
         return mns_error(MNS_EINVAL, "pmns_generate: toeplitz_adds < 0 or gamma_tries outside [0, 64]");
+    return o->eshape == MNS_PMNS_E_AUTO ? generate_auto(out, p, o, t0) : generate_one(out, p, o, t0, NULL);
+}
 
+/* E = X^n - lambda, then, for one word per coefficient, X^n - X - 1 below
+ * the n found (the pmns-mp kernels take X^n - lambda only). X^n - X - 1 has
+ * the w of lambda = 2 and a root for about 63% of the n (Chebotarev), where
+ * X^n - lambda needs lambda = +-2 an n-th power (about half of the even n,
+ * a third of the multiples of 3, ...): it wins an n when the binomial's
+ * lambda is 3 or more at the n that would otherwise fit. Its roots cost
+ * log2 p modular squarings of a degree-n polynomial (troot.c), about 0.5 s
+ * per n at 2048 bits, so it is tried only below the binomial's n. */
+static mns_status generate_auto(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o, double t0)
+{
+    mns_pmns_gen_opts ob = *o;
+    ob.eshape = MNS_PMNS_E_BINOMIAL;
+    mns_pmns_params *B = NULL;
+    gen_link link = {0, 0, -1};
+    mns_status sb = generate_one(&B, p, &ob, t0, &link);
+    if (sb != MNS_OK && sb != MNS_ENOTSUP)
+        return sb; /* cancelled, out of memory */
+    char why[512] = "";
+    if (sb != MNS_OK)
+        snprintf(why, sizeof why, "%s", mns_last_error());
+    /* With the binomial's |lambda| = 2 at n - 1, the trinomial has the same
+     * w and an N of the same size there: it did not fit for any of the 5 of
+     * 10 random 2048-bit primes where that was the case, so its root search
+     * is not paid for. */
+    if (o->s == 1 && !(sb == MNS_OK && (o->n || B->n <= 2 || link.lam_below == 2))) {
+        mns_pmns_gen_opts ot = *o;
+        ot.eshape = MNS_PMNS_E_TRINOMIAL;
+        if (sb == MNS_OK)
+            ot.n_max = B->n - 1;
+        mns_pmns_params *T = NULL;
+        /* the model keeps the binomial's calibration: the first n it tries
+         * is then the right one (a root search each, 0.5 s at 2048 bits) */
+        link.lam_below = -1;
+        mns_status st = generate_one(&T, p, &ot, t0, &link);
+        if (st == MNS_OK) {
+            mns_pmns_params_free(B);
+            B = T;
+            sb = MNS_OK;
+        } else if (st != MNS_ENOTSUP) {
+            mns_pmns_params_free(B);
+            return st;
+        }
+    }
+    if (sb != MNS_OK)
+        return mns_error(sb, "%s", why);
+    B->gen = *o;
+    B->gen.progress = NULL;
+    B->gen.progress_arg = NULL;
+    B->gen_seconds = mns_gen_now() - t0;
+    *out = B;
+    return MNS_OK;
+}
+
+/* One shape of E; the options are valid and p is prime. link (may be
+ * NULL): the model's calibration in and out, lam_below out. */
+static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o, double t0,
+                               gen_link *link)
+{
     genctx g;
     memset(&g, 0, sizeof g);
     mpz_init_set(g.p, p);
@@ -1090,6 +1122,10 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
     g.sigma = mns_pmns_sigma_log2(o->word);
     g.rng = 0x9E3779B97F4A7C15ULL;
     g.t0 = t0;
+    if (link && link->a_cnt) {
+        g.a_sum = link->a_sum;
+        g.a_cnt = link->a_cnt;
+    }
     int nopt = mns_pmns_nopt(g.bits, g.sigma);
     g.n_max = o->n_max ? o->n_max : 4 * nopt + 16;
     if (g.n_max > MNS_PMNS_N_MAX)
@@ -1187,6 +1223,12 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
                            g.n_max, why[0] ? ": " : "", why);
     } else {
         st = build(&g, out, best_n, best_s);
+        if (link && best_n > 2 && g.res[best_n - 1].state)
+            link->lam_below = labs(g.res[best_n - 1].lambda);
+    }
+    if (link) {
+        link->a_sum = g.a_sum;
+        link->a_cnt = g.a_cnt;
     }
     for (int n = 0; n <= g.n_max; n++) {
         if (g.res[n].state) {

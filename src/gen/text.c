@@ -101,7 +101,10 @@ char *mns_pmns_params_to_string_var(const mns_pmns_params *P, const char *regene
                 sb_fmt(&b, " --n %d", o->n);
             else if (o->n_max)
                 sb_fmt(&b, " --n-max %d", o->n_max);
-            sb_fmt(&b, " --e %s --lambda-max %ld", o->eshape == MNS_PMNS_E_TRINOMIAL ? "trinomial" : "binomial",
+            sb_fmt(&b, " --e %s --lambda-max %ld",
+                   o->eshape == MNS_PMNS_E_TRINOMIAL ? "trinomial"
+                   : o->eshape == MNS_PMNS_E_AUTO    ? "auto"
+                                                     : "binomial",
                    o->lambda_max);
             if (o->toeplitz_adds)
                 sb_fmt(&b, " --toeplitz-adds %d", o->toeplitz_adds);

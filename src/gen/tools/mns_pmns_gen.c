@@ -48,7 +48,7 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: mns-pmns-gen (--p P | --pi-bits B | --random-bits B [--seed S]) [--word s64|u52]\n"
-            "         [--s S|auto] [--s-max S] [--delta D] [--n N|auto] [--n-max N] [--e binomial|trinomial]\n"
+            "         [--s S|auto] [--s-max S] [--delta D] [--n N|auto] [--n-max N] [--e binomial|trinomial|auto]\n"
             "         [--lambda-max L] [--toeplitz-adds T] [--gamma-tries G] [--smooth-n] [--no-improve]\n"
             "         [--progress] [-o FILE]\n"
             "       mns-pmns-gen --check FILE\n"
@@ -183,6 +183,8 @@ int main(int argc, char **argv)
                 o.eshape = MNS_PMNS_E_BINOMIAL;
             else if (!strcmp(v, "trinomial"))
                 o.eshape = MNS_PMNS_E_TRINOMIAL;
+            else if (!strcmp(v, "auto"))
+                o.eshape = MNS_PMNS_E_AUTO;
             else
                 return usage();
         } else if (!strcmp(a, "--lambda-max")) {
