@@ -190,6 +190,79 @@ static void check_ctx(mns_pmns_ctx *c, mns_pmns_ctx *twin, const char *what, uns
         MT_CHECK(mpz_sgn(got) == 0, "%s: neg(b) + b != 0", what);
     }
 
+    /* the exact delta limit. u52: t_0 - t_1 - ... - t_d with t_0 at rho-1
+     * and the others 0 reaches (rho-1) + d zmax, the bound the context's
+     * delta is computed from; it must fit kmax, and one more subtraction
+     * must not (delta is the largest such d). s64: plain sums at the bound. */
+    {
+        const int d = mns_pmns_ctx_delta(c);
+        uint64_t zmax = 0;
+        memset(B, 0, n * 8);
+        mns_pmns_neg(c, R, B); /* Z (u52), 0 (s64) */
+        for (size_t i = 0; i < n; i++)
+            zmax = is_u52(c) && R[i] > zmax ? R[i] : zmax;
+        if (is_u52(c)) {
+            MT_CHECK(zmax >= rho1 && rho1 + (uint64_t)d * zmax <= kmax, "%s: delta %d: rho-1 + d zmax > kmax",
+                     what, d);
+            MT_CHECK(d == MNS_PMNS_DELTA_MAX || rho1 + (uint64_t)(d + 1) * zmax > kmax,
+                     "%s: delta %d is not the largest allowed", what, d);
+        }
+        for (int round = 0; round < 4; round++) {
+            poly_at(c, A, rho1, 1);
+            value_of(c, a, A);
+            mpz_set(want, a);
+            memset(B, 0, n * 8);
+            for (int t = 0; t < d; t++) {
+                if (is_u52(c)) {
+                    /* 0, or a random tight element in later rounds */
+                    if (round >= 2)
+                        poly_at(c, B, rho1, 0);
+                    value_of(c, b, B);
+                    mns_pmns_sub(c, A, A, B);
+                    mpz_sub(want, want, b);
+                } else {
+                    poly_at(c, B, rho1, round % 2 ? 1 : 2);
+                    value_of(c, b, B);
+                    mns_pmns_add(c, A, A, B);
+                    mpz_add(want, want, b);
+                }
+            }
+            uint64_t top = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t m = is_u52(c) ? A[i] : (uint64_t)((int64_t)A[i] < 0 ? -(int64_t)A[i] : (int64_t)A[i]);
+                top = m > top ? m : top;
+            }
+            MT_CHECK(top <= kmax, "%s: %d-term operand above kmax", what, d + 1);
+            if (is_u52(c) && round < 2)
+                MT_CHECK(top == rho1 + (uint64_t)d * zmax, "%s: the delta-limit operand misses its bound",
+                         what);
+            mpz_mod(want, want, p);
+            poly_at(c, B, kmax, round % 2 ? 1 : 0);
+            value_of(c, b, B);
+            mns_pmns_mul(c, R, A, B);
+            mpz_mul(a, want, b);
+            mpz_mod(a, a, p);
+            value_of(c, got, R);
+            MT_CHECK(mpz_cmp(got, a) == 0 && tight(c, R), "%s: mul at the delta limit round %d", what,
+                     round);
+            if (twin) {
+                mns_pmns_mul(twin, S, A, B);
+                MT_CHECK(memcmp(R, S, n * 8) == 0, "%s: IFMA and twin differ at the delta limit", what);
+            }
+            mns_pmns_sqr(c, R, A);
+            mpz_mul(a, want, want);
+            mpz_mod(a, a, p);
+            value_of(c, got, R);
+            MT_CHECK(mpz_cmp(got, a) == 0 && tight(c, R), "%s: sqr at the delta limit round %d", what,
+                     round);
+            if (twin) {
+                mns_pmns_sqr(twin, S, A);
+                MT_CHECK(memcmp(R, S, n * 8) == 0, "%s: IFMA and twin differ at the delta limit (sqr)",
+                         what);
+            }
+        }
+    }
+
     /* conversions of the structured values */
     for (int k = 0; k < MT_OP_KINDS; k++) {
         mt_operand(a, p, (mt_op_kind)k);
@@ -385,10 +458,13 @@ int main(void)
     static const char *const small_specs[] = {"pmns", "pmns-ifma", "pmns:E=x1", "pmns-ifma:E=x1",
                                               "pmns:delta=2", "pmns-ifma:delta=1", NULL};
     static const char *const specs[] = {"pmns", "pmns-ifma", NULL};
+    /* delta=3: more than the first u52 set gives, so the backend's search
+     * (next n, larger set delta) runs */
+    static const char *const big_specs[] = {"pmns", "pmns-ifma", "pmns-ifma:delta=3", NULL};
     field_checks(128, small_specs, 10000);
     field_checks(256, small_specs, 10000);
     field_checks(521, specs, 10000);
-    field_checks(1024, specs, 10000);
+    field_checks(1024, big_specs, 10000);
 
     const char *dir = getenv("MNS_TEST_PMNS_PARAMS");
     if (dir)

@@ -77,6 +77,10 @@ void mns_pmns_redc_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  * checked. */
 void mns_pmns_redc_wide_generic(const mns_pmns_ctx *c, uint64_t *r, const __int128 *v);
 
+/* U52: c->zsub and c->zmax, the zero polynomial sub adds (zsub.c).
+ * MNS_OK, MNS_ENOTSUP (none below 2^52) or MNS_ENOMEM. */
+mns_status mns_pmns_make_zsub(mns_pmns_ctx *c);
+
 /* set_words of backend.h (words.c): r <- the tight element of the
  * mpz_size(p)-word value a < 2^bits(p), constant time. */
 void mns_pmns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
