@@ -481,13 +481,22 @@ INL __mmask8 lanes_in(const int q, const int from, const int to)
     return (__mmask8)m;
 }
 
+/* off_a[i] of mns_pmns_ifma_prepare for copies of stride ST */
+INL int off_const(const int N, const int ST, const int i)
+{
+    return ((N - 1 - i) & 7) * ST + 8 * ((N - 1 - i) >> 3);
+}
+
 INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
                    const uint64_t *b)
 {
     enum { NCMAX = 7, NE = 2 * NCMAX + 1 };
     const int NC = (N + 7) / 8;
-    const int UV = NC == 1 ? 4 : NC == 2 ? 2 : 1; /* V and T: >= 8 chains where possible */
-    const int UQ = NC <= 2 ? 4 : 2;
+    /* V and T: 2 UV NC chains, Q: UQ NC. Measured (A/B, single calls):
+     * UV = 2, UQ = 4 at NC = 3 take 807 bits from ~198 to ~184 ticks; at
+     * NC >= 4 more chains spill registers and lose 3-5 % */
+    const int UV = NC == 1 ? 4 : NC <= 3 ? 2 : 1;
+    const int UQ = NC <= 3 ? 4 : 2;
     const __m512i z = _mm512_setzero_si512();
     const __m512i lam = _mm512_set1_epi64(c->lambda);
     __m512i Bv[NCMAX], Lv[NCMAX];
@@ -554,14 +563,18 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
         for (int k = 0; k < NC; k++)
             ql[u][k] = z;
     const uint64_t *mpx = c->mp_ext8;
-    const int32_t *off = c->off_a;
+    /* the window offsets of prepare's off_a as constants of N (the copies'
+     * stride is a function of n alone): one base register per row and
+     * immediate displacements, instead of an offset load, a lea and GPR
+     * spills per term (3-4 % at 807-1621 bits) */
+    const int ST = (8 * NC + N + 8 + 7) & ~7;
 #pragma GCC unroll 56
     for (int i = 0; i < N; i++) {
         const __m512i bx = BCAST(Vl, i);
 #pragma GCC unroll 7
         for (int k = 0; k < NC; k++)
             ql[i % UQ][k] = _mm512_madd52lo_epu64(
-                ql[i % UQ][k], bx, _mm512_load_si512((const void *)(mpx + off[i] + 8 * k)));
+                ql[i % UQ][k], bx, _mm512_load_si512((const void *)(mpx + off_const(N, ST, i) + 8 * k)));
     }
     __m512i Q[NCMAX];
 #pragma GCC unroll 7
@@ -588,7 +601,7 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
         const int u = i % UV;
 #pragma GCC unroll 7
         for (int k = 0; k < NC; k++) {
-            const __m512i W = _mm512_load_si512((const void *)(mx + off[i] + 8 * k));
+            const __m512i W = _mm512_load_si512((const void *)(mx + off_const(N, ST, i) + 8 * k));
             tl[u][k] = _mm512_madd52lo_epu64(tl[u][k], bx, W);
             th[u][k] = _mm512_madd52hi_epu64(th[u][k], bx, W);
         }
@@ -638,7 +651,9 @@ static const struct {
 
 int mns_pmns_ifma_pick_small(mns_pmns_ctx *c)
 {
-    if (c->n > SMALL_N_MAX || c->eshape != MNS_PMNS_E_BINOMIAL || c->lambda <= 0)
+    /* small_mul's off_const assumes prepare's stride */
+    if (c->n > SMALL_N_MAX || c->eshape != MNS_PMNS_E_BINOMIAL || c->lambda <= 0 ||
+        c->ext8_stride != (size_t)((8 * c->nchunks + c->n + 8 + 7) & ~7))
         return 0;
     c->mul = small_table[c->n].mul;
     c->sqr = small_table[c->n].sqr;
