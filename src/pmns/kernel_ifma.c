@@ -431,10 +431,10 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
     free(s.heap);
 }
 
-/* ---- n <= 56, E = X^n - lambda (lambda > 0): a register-only kernel ----
+/* ---- n <= 64, E = X^n - lambda (lambda > 0): a register-only kernel ----
  *
  * The path above pays for memory traffic that dominates for few chunks and
- * still costs 10-30 % up to n = 56: the ext row of B is stored and read back
+ * still costs 10-30 % up to n = 64: the ext row of B is stored and read back
  * by unaligned windows straddling those stores (no store-to-load forwarding),
  * V and Q make a round trip through memory, and the pass/group dispatch
  * runs per call. Here N is a compile-time constant (one function per n,
@@ -449,7 +449,10 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  *   - the rows of M' and M are the context's aligned copies (loads only).
  * V is accumulated into T's registers, so S = (V + T) >> 52 per lane costs
  * one shift and one add. Lanes >= n of V, Q, T carry garbage that is never
- * read (only lanes < n are broadcast or stored). About 8 KB of code per n;
+ * read (only lanes < n are broadcast or stored). At 8 chunks (n = 57-64)
+ * the accumulators and E no longer fit the 32 zmm registers and the
+ * compiler spills, still 22 % faster than the path above at 2048 bits
+ * (n = 61: ~1540 -> ~1200 ticks, A/B single calls). About 8 KB of code per n;
  * squaring is mul(a, a): a variant broadcasting a_i from the B register was
  * measured slower (sqr chains of 85 vs 81 ticks at 256 bits, 140 vs 131 at
  * 512). Loop bounds, indices and masks depend on N only. */
@@ -490,7 +493,7 @@ INL int off_const(const int N, const int ST, const int i)
 INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
                    const uint64_t *b)
 {
-    enum { NCMAX = 7, NE = 2 * NCMAX + 1 };
+    enum { NCMAX = 8, NE = 2 * NCMAX + 1 };
     const int NC = (N + 7) / 8;
     /* V and T: 2 UV NC chains, Q: UQ NC. Measured (A/B, single calls):
      * UV = 2, UQ = 4 at NC = 3 take 807 bits from ~198 to ~184 ticks; at
@@ -500,7 +503,7 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
     const __m512i z = _mm512_setzero_si512();
     const __m512i lam = _mm512_set1_epi64(c->lambda);
     __m512i Bv[NCMAX], Lv[NCMAX];
-#pragma GCC unroll 7
+#pragma GCC unroll 8
     for (int k = 0; k < NC; k++) {
         const __mmask8 mk = lanes_in(k, 0, N - 1);
         Bv[k] = _mm512_maskz_loadu_epi64(mk, (const void *)(b + 8 * k));
@@ -509,7 +512,7 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
 
     /* E: ext[t] = L[t+1] (t < N-1), B[t-N+1] (N-1 <= t <= 2N-2), 0 beyond */
     __m512i E[NE];
-#pragma GCC unroll 15
+#pragma GCC unroll 17
     for (int q = 0; q < NE; q++) {
         if (8 * q > 2 * N - 2) {
             E[q] = z;
@@ -528,14 +531,14 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
     __m512i vl[4][NCMAX], vh[4][NCMAX];
 #pragma GCC unroll 4
     for (int u = 0; u < UV; u++)
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++)
             vl[u][k] = vh[u][k] = z;
-#pragma GCC unroll 56
+#pragma GCC unroll 64
     for (int i = 0; i < N; i++) {
         const __m512i bx = _mm512_set1_epi64((long long)a[i]);
         const int u = i % UV;
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++) {
             const __m512i W = win_of(E, NE, 8 * k + N - 1 - i);
             vl[u][k] = _mm512_madd52lo_epu64(vl[u][k], bx, W);
@@ -543,7 +546,7 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
         }
     }
     __m512i Vl[NCMAX], Vh[NCMAX];
-#pragma GCC unroll 7
+#pragma GCC unroll 8
     for (int k = 0; k < NC; k++) {
         Vl[k] = vl[0][k];
         Vh[k] = vh[0][k];
@@ -559,7 +562,7 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
     __m512i ql[4][NCMAX];
 #pragma GCC unroll 4
     for (int u = 0; u < UQ; u++)
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++)
             ql[u][k] = z;
     const uint64_t *mpx = c->mp_ext8;
@@ -568,16 +571,16 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
      * immediate displacements, instead of an offset load, a lea and GPR
      * spills per term (3-4 % at 807-1621 bits) */
     const int ST = (8 * NC + N + 8 + 7) & ~7;
-#pragma GCC unroll 56
+#pragma GCC unroll 64
     for (int i = 0; i < N; i++) {
         const __m512i bx = BCAST(Vl, i);
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++)
             ql[i % UQ][k] = _mm512_madd52lo_epu64(
                 ql[i % UQ][k], bx, _mm512_load_si512((const void *)(mpx + off_const(N, ST, i) + 8 * k)));
     }
     __m512i Q[NCMAX];
-#pragma GCC unroll 7
+#pragma GCC unroll 8
     for (int k = 0; k < NC; k++) {
         Q[k] = ql[0][k];
 #pragma GCC unroll 4
@@ -590,23 +593,23 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
     __m512i tl[4][NCMAX], th[4][NCMAX];
 #pragma GCC unroll 4
     for (int u = 0; u < UV; u++)
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++) {
             tl[u][k] = u == UV - 1 ? Vl[k] : z;
             th[u][k] = u == UV - 1 ? Vh[k] : z;
         }
-#pragma GCC unroll 56
+#pragma GCC unroll 64
     for (int i = 0; i < N; i++) {
         const __m512i bx = BCAST(Q, i);
         const int u = i % UV;
-#pragma GCC unroll 7
+#pragma GCC unroll 8
         for (int k = 0; k < NC; k++) {
             const __m512i W = _mm512_load_si512((const void *)(mx + off_const(N, ST, i) + 8 * k));
             tl[u][k] = _mm512_madd52lo_epu64(tl[u][k], bx, W);
             th[u][k] = _mm512_madd52hi_epu64(th[u][k], bx, W);
         }
     }
-#pragma GCC unroll 7
+#pragma GCC unroll 8
     for (int k = 0; k < NC; k++) {
         __m512i l = tl[0][k], h = th[0][k];
 #pragma GCC unroll 4
@@ -635,18 +638,20 @@ SMALL_FN(2) SMALL_FN(3) SMALL_FN(4) SMALL_FN(5) SMALL_FN(6) SMALL_FN(7) SMALL_FN
 SMALL_FN8(1) SMALL_FN8(2) SMALL_FN8(3) SMALL_FN(40) SMALL_FN(41) SMALL_FN(42) SMALL_FN(43)
 SMALL_FN(44) SMALL_FN(45) SMALL_FN(46) SMALL_FN(47) SMALL_FN(48)
 SMALL_FN(49) SMALL_FN(50) SMALL_FN(51) SMALL_FN(52) SMALL_FN(53) SMALL_FN(54) SMALL_FN(55) SMALL_FN(56)
+SMALL_FN(57) SMALL_FN(58) SMALL_FN(59) SMALL_FN(60) SMALL_FN(61) SMALL_FN(62) SMALL_FN(63) SMALL_FN(64)
 
 #define E1(N) [N] = {mul_small_##N, sqr_small_##N}
 #define E10(x) E1(x##0), E1(x##1), E1(x##2), E1(x##3), E1(x##4), E1(x##5), E1(x##6), E1(x##7), \
     E1(x##8), E1(x##9)
-#define SMALL_N_MAX 56
+#define SMALL_N_MAX 64
 static const struct {
     mns_pmns_mul_fn mul;
     mns_pmns_sqr_fn sqr;
 } small_table[SMALL_N_MAX + 1] = {
     E1(2), E1(3), E1(4), E1(5), E1(6), E1(7), E1(8), E1(9), E10(1), E10(2), E10(3), E1(40),
     E1(41), E1(42), E1(43), E1(44), E1(45), E1(46), E1(47), E1(48),
-    E1(49), E1(50), E1(51), E1(52), E1(53), E1(54), E1(55), E1(56),
+    E1(49), E1(50), E1(51), E1(52), E1(53), E1(54), E1(55), E1(56), E1(57), E1(58), E1(59), E1(60),
+    E1(61), E1(62), E1(63), E1(64),
 };
 
 int mns_pmns_ifma_pick_small(mns_pmns_ctx *c)
