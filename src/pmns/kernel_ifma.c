@@ -442,9 +442,8 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  *   - B, L = lambda B (exact from vpmadd52luq: lambda b < 2^52 for every
  *     accepted b, kmax is capped so) in NC = ceil(N/8) registers each;
  *   - the ext row E (f(d) = lambda b_{n+d} for d < 0, b_d for d >= 0) in
- *     2 NC + 1 registers, each one or two vpermt2q of B and L;
- *   - each window of E is one vpermt2q of two known registers (port 5,
- *     beside the IFMA);
+ *     2 NC + 1 registers, each one or two valignq of B and L;
+ *   - each window of E is one valignq of two known registers (port 5);
  *   - v_i and q_i are broadcast from their registers by vpermq;
  *   - the rows of M' and M are the context's aligned copies (loads only).
  * V is accumulated into T's registers, so S = (V + T) >> 52 per lane costs
@@ -457,21 +456,23 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  * measured slower (sqr chains of 85 vs 81 ticks at 256 bits, 140 vs 131 at
  * 512). Loop bounds, indices and masks depend on N only. */
 
-INL __m512i ldidx(const uint64_t *p) { return _mm512_load_si512((const void *)p); }
-
 /* lane i of the register array X, broadcast (vpermq: 3 cycles, no store
  * round trip) */
 #define BCAST(X, i) _mm512_permutexvar_epi64(_mm512_set1_epi64((i) & 7), (X)[(i) >> 3])
 
 /* 8 words of the vector array X (index >= cnt or < 0: zero) from word
- * offset o: one vpermt2q of two neighbours, or the vector itself. */
+ * offset o: one valignq of two neighbours, or the vector itself. valignq
+ * (immediate shift) instead of vpermt2q: the same port and latency, but no
+ * index register per shift; those 7 registers made the compiler spill
+ * accumulators from 4 chunks on (1214 bits: 80 stack accesses -> 7,
+ * with the term order of small_mul; ~4 % at 1214-1621 bits). */
 INL __m512i win_of(const __m512i *X, const int cnt, const int o)
 {
     const __m512i z = _mm512_setzero_si512();
     const int q = o >= 0 ? o / 8 : -((7 - o) / 8), sh = o - 8 * q;
     const __m512i lo = q >= 0 && q < cnt ? X[q] : z;
     const __m512i hi = q + 1 >= 0 && q + 1 < cnt ? X[q + 1] : z;
-    return sh == 0 ? lo : _mm512_permutex2var_epi64(lo, ldidx(win_idx[sh]), hi);
+    return sh == 0 ? lo : _mm512_alignr_epi64(hi, lo, sh);
 }
 
 /* lane mask of the t = 8q+j in [from, to] */
@@ -488,6 +489,24 @@ INL __mmask8 lanes_in(const int q, const int from, const int to)
 INL int off_const(const int N, const int ST, const int i)
 {
     return ((N - 1 - i) & 7) * ST + 8 * ((N - 1 - i) >> 3);
+}
+
+/* The ii-th term of V in residue order 0, 8, 16, ..., 1, 9, ...: term i + 8
+ * reads the windows of term i one chunk further, so consecutive terms share
+ * all but one window and only NC + 1 windows are live at a time (in index
+ * order a window is reused 8 terms later and the compiler kept dozens live,
+ * spilling). */
+INL int v_term(const int N, const int ii)
+{
+    int cnt = 0;
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; s++) {
+        const int len = s < N ? (N - 1 - s) / 8 + 1 : 0;
+        if (ii < cnt + len)
+            return s + 8 * (ii - cnt);
+        cnt += len;
+    }
+    return 0;
 }
 
 INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
@@ -535,9 +554,10 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
         for (int k = 0; k < NC; k++)
             vl[u][k] = vh[u][k] = z;
 #pragma GCC unroll 64
-    for (int i = 0; i < N; i++) {
+    for (int ii = 0; ii < N; ii++) {
+        const int i = v_term(N, ii);
         const __m512i bx = _mm512_set1_epi64((long long)a[i]);
-        const int u = i % UV;
+        const int u = ii % UV;
 #pragma GCC unroll 8
         for (int k = 0; k < NC; k++) {
             const __m512i W = win_of(E, NE, 8 * k + N - 1 - i);
