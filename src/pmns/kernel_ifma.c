@@ -451,10 +451,9 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  * read (only lanes < n are broadcast or stored). At 8 chunks (n = 57-64)
  * the accumulators and E no longer fit the 32 zmm registers and the
  * compiler spills, still 22 % faster than the path above at 2048 bits
- * (n = 61: ~1540 -> ~1200 ticks, A/B single calls). About 8 KB of code per n;
- * squaring is mul(a, a): a variant broadcasting a_i from the B register was
- * measured slower (sqr chains of 85 vs 81 ticks at 256 bits, 140 vs 131 at
- * 512). Loop bounds, indices and masks depend on N only. */
+ * (n = 61: ~1540 -> ~1200 ticks, A/B single calls). About 8 KB of code per n
+ * and operation; squaring: see SMALL_FN. Loop bounds, indices and masks
+ * depend on N only. */
 
 /* lane i of the register array X, broadcast (vpermq: 3 cycles, no store
  * round trip) */
@@ -479,6 +478,7 @@ INL __m512i win_of(const __m512i *X, const int cnt, const int o)
 INL __mmask8 lanes_in(const int q, const int from, const int to)
 {
     unsigned m = 0;
+#pragma GCC unroll 8
     for (int j = 0; j < 8; j++)
         if (8 * q + j >= from && 8 * q + j <= to)
             m |= 1u << j;
@@ -509,7 +509,37 @@ INL int v_term(const int N, const int ii)
     return 0;
 }
 
-INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
+/* Squaring (the symmetric-product scheme of the RSA-CRT PMNS slides): the
+ * lanes of chunk q where term i meets a partner j > i (lane k pairs a_i
+ * with a_{k-i}, or with a_{k+N-i} times lambda when k < i). Each pair
+ * i != j is taken once, from its smaller index, and doubled. */
+INL __mmask8 sqr_lanes(const int N, const int i, const int q)
+{
+    unsigned m = 0;
+#pragma GCC unroll 8
+    for (int l = 0; l < 8; l++) {
+        const int k = 8 * q + l, j = k >= i ? k - i : k + N - i;
+        if (k < N && j > i)
+            m |= 1u << l;
+    }
+    return (__mmask8)m;
+}
+
+/* The diagonal a_i^2 lands in lane k = 2i (factor 1) or 2i - N (factor
+ * lambda): the which-th (0 or 1) such i for lane k, or -1. In closed form:
+ * an unrolled search over i does not fold to a constant. */
+INL int sqr_diag(const int N, const int k, const int which)
+{
+    const int i0 = k < N && k % 2 == 0 ? k / 2 : -1;
+    const int i1 = k < N && (k + N) % 2 == 0 && (k + N) / 2 < N ? (k + N) / 2 : -1;
+    if (which == 0)
+        return i0 >= 0 ? i0 : i1;
+    return i0 >= 0 ? i1 : -1;
+}
+
+/* SQ = 0: r <- a b; SQ = 1: r <- a^2 (b == a) with V from the pairs j > i,
+ * doubled, plus the diagonal; Q and T as for a product. */
+INL void small_mul(const int N, const int SQ, const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
                    const uint64_t *b)
 {
     enum { NCMAX = 8, NE = 2 * NCMAX + 1 };
@@ -561,8 +591,19 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
 #pragma GCC unroll 8
         for (int k = 0; k < NC; k++) {
             const __m512i W = win_of(E, NE, 8 * k + N - 1 - i);
-            vl[u][k] = _mm512_madd52lo_epu64(vl[u][k], bx, W);
-            vh[u][k] = _mm512_madd52hi_epu64(vh[u][k], bx, W);
+            /* (the product's path stays free of mask logic: with it, GCC
+             * no longer folded the masks before register allocation and
+             * the products spilled heavily) */
+            const __mmask8 m = SQ ? sqr_lanes(N, i, k) : 0;
+            if (SQ && !m)
+                continue;
+            if (!SQ || m == lanes_in(k, 0, N - 1)) {
+                vl[u][k] = _mm512_madd52lo_epu64(vl[u][k], bx, W);
+                vh[u][k] = _mm512_madd52hi_epu64(vh[u][k], bx, W);
+            } else {
+                vl[u][k] = _mm512_mask_madd52lo_epu64(vl[u][k], m, bx, W);
+                vh[u][k] = _mm512_mask_madd52hi_epu64(vh[u][k], m, bx, W);
+            }
         }
     }
     __m512i Vl[NCMAX], Vh[NCMAX];
@@ -574,6 +615,47 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
         for (int u = 1; u < UV; u++) {
             Vl[k] = _mm512_add_epi64(Vl[k], vl[u][k]);
             Vh[k] = _mm512_add_epi64(Vh[k], vh[u][k]);
+        }
+        if (SQ) {
+            /* V = 2 (pairs j > i) + G * (factor G), G[k] = a_i of lane k's
+             * diagonal (up to two per lane when N is even), gathered from
+             * the B registers by masked vpermq; the same lo/hi splits as
+             * mul(a, a), so the same words */
+            Vl[k] = _mm512_add_epi64(Vl[k], Vl[k]);
+            Vh[k] = _mm512_add_epi64(Vh[k], Vh[k]);
+#pragma GCC unroll 2
+            for (int w = 0; w < 2; w++) {
+                __m512i G = z;
+                unsigned any = 0, mlam = 0;
+#pragma GCC unroll 8
+                for (int sr = 0; sr < NC; sr++) {
+                    unsigned msk = 0;
+                    long long ix[8] = {0};
+#pragma GCC unroll 8
+                    for (int l = 0; l < 8; l++) {
+                        const int src = sqr_diag(N, 8 * k + l, w);
+                        if (src >= 0 && src >> 3 == sr) {
+                            msk |= 1u << l;
+                            ix[l] = src & 7;
+                            if (2 * src >= N)
+                                mlam |= 1u << l;
+                        }
+                    }
+                    if (msk) {
+                        const __m512i idx = _mm512_set_epi64(ix[7], ix[6], ix[5], ix[4], ix[3], ix[2], ix[1], ix[0]);
+                        G = _mm512_mask_permutexvar_epi64(G, (__mmask8)msk, idx, Bv[sr]);
+                        any |= msk;
+                    }
+                }
+                if (!any)
+                    continue;
+                /* lambda G on the wrapped lanes: G + (lambda - 1) G */
+                const __m512i GF = mlam ? _mm512_mask_madd52lo_epu64(G, (__mmask8)mlam, G,
+                                                                     _mm512_set1_epi64(c->lambda - 1))
+                                        : G;
+                Vl[k] = _mm512_madd52lo_epu64(Vl[k], G, GF);
+                Vh[k] = _mm512_madd52hi_epu64(Vh[k], G, GF);
+            }
         }
     }
 
@@ -642,15 +724,33 @@ INL void small_mul(const int N, const mns_pmns_ctx *c, uint64_t *r, const uint64
     }
 }
 
+/* The symmetric squaring saves about a third of V's IFMAs but adds masks,
+ * the doubling and the diagonal: measured (A/B against mul(a, a), single
+ * calls) 5-10 % faster from 4 chunks on (1024: 278 -> 266 ticks, 1214:
+ * 392 -> 372, 1621: 612 -> 566, 2048: 1078 -> 966), even at 3 chunks and
+ * 4-13 % slower at 1-2 chunks: up to 24 coefficients sqr stays mul(a, a).
+ * GCC's default register allocator spills the squaring's accumulators
+ * heavily from 4 chunks on (1214 bits: ~390 stack accesses, and slower than
+ * mul(a, a)); the priority allocator keeps them in registers (15), so the
+ * squaring functions ask for it. The products do better with the default. */
+#if defined(__clang__)
+#define SQR_RA
+#else
+#define SQR_RA __attribute__((optimize("ira-algorithm=priority")))
+#endif
+#define SQR_SYM_N_MIN 25
 #define SMALL_FN(N)                                                                                \
     TGT static void mul_small_##N(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,          \
                                   const uint64_t *b)                                               \
     {                                                                                              \
-        small_mul(N, c, r, a, b);                                                               \
+        small_mul(N, 0, c, r, a, b);                                                               \
     }                                                                                              \
-    TGT static void sqr_small_##N(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a)          \
+    TGT SQR_RA static void sqr_small_##N(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a)   \
     {                                                                                              \
-        mul_small_##N(c, r, a, a);                                                                 \
+        if (N < SQR_SYM_N_MIN)                                                                     \
+            mul_small_##N(c, r, a, a);                                                             \
+        else                                                                                       \
+            small_mul(N, 1, c, r, a, a);                                                           \
     }
 #define SMALL_FN8(x) SMALL_FN(x##0) SMALL_FN(x##1) SMALL_FN(x##2) SMALL_FN(x##3) SMALL_FN(x##4) \
     SMALL_FN(x##5) SMALL_FN(x##6) SMALL_FN(x##7) SMALL_FN(x##8) SMALL_FN(x##9)
