@@ -170,7 +170,8 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
     out->delta = c->delta;
     char es[48];
     if (c->eshape == MNS_PMNS_E_BINOMIAL)
-        snprintf(es, sizeof es, "X^%d-%lld", c->n, (long long)c->lambda);
+        snprintf(es, sizeof es, "X^%d%c%lld", c->n, c->lambda < 0 ? '+' : '-',
+                 (long long)(c->lambda < 0 ? -c->lambda : c->lambda));
     else
         snprintf(es, sizeof es, "X^%d-X-1", c->n);
     snprintf(out->describe, sizeof out->describe,
