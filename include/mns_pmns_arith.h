@@ -29,7 +29,7 @@
  *             u52: coefficients may not go negative, so sub adds a fixed
  *                  polynomial Z with Z(gamma) = 0 (mod p) and
  *                  rho-1 <= z_i <= zmax (zmax is found by a lattice search
- *                  at context creation, typically (1.03-1.1)(rho-1)). An
+ *                  at context creation, typically (1.02-1.15)(rho-1)). An
  *                  operand t_0 +- t_1 ... +- t_d of tight t_k with j
  *                  subtractions has coefficients <= (d+1-j)(rho-1) + j zmax
  *                  <= (rho-1) + d zmax; the context's delta is the largest
