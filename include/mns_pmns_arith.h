@@ -28,9 +28,15 @@
  *                  for free.
  *             u52: coefficients may not go negative, so sub adds a fixed
  *                  polynomial Z with Z(gamma) = 0 (mod p) and
- *                  rho-1 <= z_i <= zmax; the context's delta is therefore the
- *                  largest d with (d+1)(rho-1) + d zmax <= kmax (it may be
- *                  smaller than the set's delta; 0 means: reduce before mul).
+ *                  rho-1 <= z_i <= zmax (zmax is found by a lattice search
+ *                  at context creation, typically (1.02-1.15)(rho-1)). An
+ *                  operand t_0 +- t_1 ... +- t_d of tight t_k with j
+ *                  subtractions has coefficients <= (d+1-j)(rho-1) + j zmax
+ *                  <= (rho-1) + d zmax; the context's delta is the largest
+ *                  d with (rho-1) + d zmax <= kmax (it may be smaller than
+ *                  the set's delta; 0 means: reduce before mul). neg(t) =
+ *                  Z - t counts as one of the d subtractions: at most d
+ *                  terms of d+1 may be subtracted or negated.
  *           sub(a, b) needs b tight (s64: b loose also works).
  *   reduce: accepts any words (s64: |a_i| < 2^63; u52: any uint64) and
  *           returns a tight element of the same value.

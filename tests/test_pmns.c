@@ -38,6 +38,9 @@ static void value_of(const mns_pmns_ctx *c, mpz_t r, const uint64_t *a)
         else
             mpz_set_si(t, (long)(int64_t)a[i]);
         mpz_add(r, r, t);
+        /* keep r below p: unreduced, Horner grows to n |p| bits (quadratic
+         * in n, and n reaches 64 here) */
+        mpz_mod(r, r, p);
     }
     mpz_set_ui(phi, 0);
     mpz_setbit(phi, mns_pmns_params_phi_log2(P));
@@ -190,6 +193,95 @@ static void check_ctx(mns_pmns_ctx *c, mns_pmns_ctx *twin, const char *what, uns
         MT_CHECK(mpz_sgn(got) == 0, "%s: neg(b) + b != 0", what);
     }
 
+    /* the exact delta limit. u52: t_0 - t_1 - ... - t_d with t_0 at rho-1
+     * and the others 0 reaches (rho-1) + d zmax, the bound the context's
+     * delta is computed from; it must fit kmax, and one more subtraction
+     * must not (delta is the largest such d). s64: plain sums at the bound. */
+    {
+        const int d = mns_pmns_ctx_delta(c);
+        uint64_t zmax = 0;
+        memset(B, 0, n * 8);
+        mns_pmns_neg(c, R, B); /* Z (u52), 0 (s64) */
+        for (size_t i = 0; i < n; i++)
+            zmax = is_u52(c) && R[i] > zmax ? R[i] : zmax;
+        if (is_u52(c)) {
+            MT_CHECK(zmax >= rho1 && rho1 + (uint64_t)d * zmax <= kmax, "%s: delta %d: rho-1 + d zmax > kmax",
+                     what, d);
+            MT_CHECK(d == MNS_PMNS_DELTA_MAX || rho1 + (uint64_t)(d + 1) * zmax > kmax,
+                     "%s: delta %d is not the largest allowed", what, d);
+        }
+        for (int round = 0; round < 4; round++) {
+            poly_at(c, A, rho1, 1);
+            value_of(c, a, A);
+            mpz_set(want, a);
+            memset(B, 0, n * 8);
+            /* at most 16 calls (delta reaches 1023 on small sets); the
+             * rest of the d terms at once: d - 16 more subtractions of 0
+             * add (d - 16) Z, additions of +-(rho-1) add (d - 16) B */
+            const int calls = d < 16 ? d : 16;
+            for (int t = 0; t < calls; t++) {
+                if (is_u52(c)) {
+                    /* 0, or a random tight element in later rounds */
+                    if (round >= 2)
+                        poly_at(c, B, rho1, 0);
+                    value_of(c, b, B);
+                    mns_pmns_sub(c, A, A, B);
+                    mpz_sub(want, want, b);
+                } else {
+                    poly_at(c, B, rho1, round % 2 ? 1 : 2);
+                    value_of(c, b, B);
+                    mns_pmns_add(c, A, A, B);
+                    mpz_add(want, want, b);
+                }
+            }
+            if (d > calls) {
+                if (is_u52(c)) {
+                    mns_pmns_neg(c, S, (memset(B, 0, n * 8), B)); /* Z */
+                    for (size_t i = 0; i < n; i++)
+                        A[i] += (uint64_t)(d - calls) * S[i];
+                } else {
+                    for (size_t i = 0; i < n; i++)
+                        A[i] += (uint64_t)(d - calls) * B[i];
+                    mpz_mul_ui(b, b, (unsigned long)(d - calls));
+                    mpz_add(want, want, b);
+                }
+            }
+            uint64_t top = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t m = is_u52(c) ? A[i] : (uint64_t)((int64_t)A[i] < 0 ? -(int64_t)A[i] : (int64_t)A[i]);
+                top = m > top ? m : top;
+            }
+            MT_CHECK(top <= kmax, "%s: %d-term operand above kmax", what, d + 1);
+            if (is_u52(c) && round < 2)
+                MT_CHECK(top == rho1 + (uint64_t)d * zmax, "%s: the delta-limit operand misses its bound",
+                         what);
+            mpz_mod(want, want, p);
+            poly_at(c, B, kmax, round % 2 ? 1 : 0);
+            value_of(c, b, B);
+            mns_pmns_mul(c, R, A, B);
+            mpz_mul(a, want, b);
+            mpz_mod(a, a, p);
+            value_of(c, got, R);
+            MT_CHECK(mpz_cmp(got, a) == 0 && tight(c, R), "%s: mul at the delta limit round %d", what,
+                     round);
+            if (twin) {
+                mns_pmns_mul(twin, S, A, B);
+                MT_CHECK(memcmp(R, S, n * 8) == 0, "%s: IFMA and twin differ at the delta limit", what);
+            }
+            mns_pmns_sqr(c, R, A);
+            mpz_mul(a, want, want);
+            mpz_mod(a, a, p);
+            value_of(c, got, R);
+            MT_CHECK(mpz_cmp(got, a) == 0 && tight(c, R), "%s: sqr at the delta limit round %d", what,
+                     round);
+            if (twin) {
+                mns_pmns_sqr(twin, S, A);
+                MT_CHECK(memcmp(R, S, n * 8) == 0, "%s: IFMA and twin differ at the delta limit (sqr)",
+                         what);
+            }
+        }
+    }
+
     /* conversions of the structured values */
     for (int k = 0; k < MT_OP_KINDS; k++) {
         mt_operand(a, p, (mt_op_kind)k);
@@ -246,6 +338,12 @@ static void gen_and_check_n(size_t bits, mns_pmns_word word, mns_pmns_eshape e, 
     o.n = n;
     mns_pmns_params *P = NULL;
     mns_status st = mns_pmns_generate_var(&P, p, &o);
+    /* a forced n may have no lambda <= 16 for this p: another prime, so
+     * that every kernel n is covered */
+    for (int tries = 0; st == MNS_ENOTSUP && n != 0 && tries < 8; tries++) {
+        mt_modulus(p, bits, MT_MOD_PRIME);
+        st = mns_pmns_generate_var(&P, p, &o);
+    }
     char what[128];
     snprintf(what, sizeof what, "%zu-bit %s E=%s delta=%d n=%d", bits,
              word == MNS_PMNS_WORD_U52 ? "u52" : "s64", e == MNS_PMNS_E_BINOMIAL ? "lambda" : "x1",
@@ -374,21 +472,24 @@ int main(void)
         }
     }
 
-    /* the IFMA register kernels are one function per n (up to 56,
-     * kernel_ifma.c): every n up to 32 here (forced n, p of 24n bits so that
-     * rho stays large enough for reduce), compared with GMP and word for word
-     * with the portable twin; larger n through the sizes above, the shipped
-     * sets (n = 37, 51, 58, 67) and test_slow_pmns */
-    for (int n = 2; n <= 32; n++)
+    /* the IFMA register kernels are one function per n (up to 64,
+     * kernel_ifma.c): every one of them here (forced n, p of 24n bits so
+     * that rho stays large enough for reduce), compared with GMP and word for
+     * word with the portable twin; n = 65 and more (the general path)
+     * through the shipped sets and test_slow_pmns */
+    for (int n = 2; n <= 64; n++)
         gen_and_check_n((size_t)(24 * n), MNS_PMNS_WORD_U52, MNS_PMNS_E_BINOMIAL, 0, n, 8);
 
     static const char *const small_specs[] = {"pmns", "pmns-ifma", "pmns:E=x1", "pmns-ifma:E=x1",
                                               "pmns:delta=2", "pmns-ifma:delta=1", NULL};
     static const char *const specs[] = {"pmns", "pmns-ifma", NULL};
+    /* delta=3: more than the first u52 set gives, so the backend's search
+     * (next n, larger set delta) runs */
+    static const char *const big_specs[] = {"pmns", "pmns-ifma", "pmns-ifma:delta=3", NULL};
     field_checks(128, small_specs, 10000);
     field_checks(256, small_specs, 10000);
     field_checks(521, specs, 10000);
-    field_checks(1024, specs, 10000);
+    field_checks(1024, big_specs, 10000);
 
     const char *dir = getenv("MNS_TEST_PMNS_PARAMS");
     if (dir)

@@ -115,32 +115,44 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
             return st;
         }
     } else {
-        /* u52: sub adds a zero polynomial Z of about 2 rho, so a field delta
-         * of d needs a larger delta in the set; start at 3d (enough for the
-         * 807-2048-bit sets measured), 2x+1 if short */
-        int set_delta = word == MNS_PMNS_WORD_U52 ? 3 * (int)delta : (int)delta;
+        /* u52: sub adds a zero polynomial Z a little above rho-1 (zsub.c),
+         * so a - b reaches rho-1 + zmax, slightly more than the 2(rho-1)
+         * a set generated for delta 1 guarantees. Ask for the field's delta
+         * first; if the set's kmax falls short, take the next n (with rho =
+         * 2N, kmax/(rho-1) grows as N shrinks), then larger set deltas. */
+        int set_delta = (int)delta, try_n = (int)n;
         for (int attempt = 0;; attempt++) {
             mns_pmns_gen_opts g;
             mns_pmns_gen_opts_init(&g);
             g.word = word;
             g.s = 1;
             g.delta = set_delta;
-            g.n = (int)n;
+            g.n = try_n;
             g.eshape = eshape;
-            if ((st = mns_pmns_generate_var(&P, p, &g)) != MNS_OK)
-                return st;
-            if ((st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
+            st = mns_pmns_generate_var(&P, p, &g);
+            if (st == MNS_OK && (st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
                 mns_pmns_params_free(P);
-                return st;
+                P = NULL;
             }
-            if (c->delta >= delta)
+            /* the first attempt's failure is the answer; later ones (a
+             * forced n, a larger set delta) only end the search */
+            if (st != MNS_OK && (attempt == 0 || st != MNS_ENOTSUP))
+                return st;
+            if (st == MNS_OK && c->delta >= delta)
                 break;
+            const int got_n = st == MNS_OK ? c->n : try_n;
             mns_pmns_ctx_free(c);
             mns_pmns_params_free(P);
             c = NULL;
-            if (attempt == 2)
+            P = NULL;
+            if (attempt == 4)
                 return mns_error(MNS_ENOTSUP, "backend \"%s\": no u52 set gives delta=%ld", name, delta);
-            set_delta = 2 * set_delta + 1;
+            if (n == 0 && attempt < 2) {
+                try_n = got_n + 1;
+            } else {
+                try_n = (int)n;
+                set_delta = 2 * set_delta + 1;
+            }
         }
     }
     c->owned = P;
@@ -158,7 +170,8 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
     out->delta = c->delta;
     char es[48];
     if (c->eshape == MNS_PMNS_E_BINOMIAL)
-        snprintf(es, sizeof es, "X^%d-%lld", c->n, (long long)c->lambda);
+        snprintf(es, sizeof es, "X^%d%c%lld", c->n, c->lambda < 0 ? '+' : '-',
+                 (long long)(c->lambda < 0 ? -c->lambda : c->lambda));
     else
         snprintf(es, sizeof es, "X^%d-X-1", c->n);
     snprintf(out->describe, sizeof out->describe,

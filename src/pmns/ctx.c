@@ -61,68 +61,6 @@ static int lt_phi_rho(const mpz_t a, const mpz_t b, const mpz_t phirho)
     return ok;
 }
 
-/* U52 subtraction adds Z = c * (sum of the rows X^i M mod E): every row
- * vanishes at gamma and has entries >= 0 (the set's invariant), so Z does;
- * c is the smallest making every z_i >= rho - 1. */
-static mns_status make_zsub(mns_pmns_ctx *c)
-{
-    const int n = c->n;
-    mpz_t *row = malloc(sizeof(mpz_t) * (size_t)n), *sum = malloc(sizeof(mpz_t) * (size_t)n);
-    if (!row || !sum) {
-        free(row);
-        free(sum);
-        return mns_error(MNS_ENOMEM, "pmns: out of memory");
-    }
-    for (int i = 0; i < n; i++) {
-        mpz_init_set_si(row[i], (long)c->m[i]);
-        mpz_init(sum[i]);
-    }
-    mpz_t top, mn, mul, t;
-    mpz_inits(top, mn, mul, t, NULL);
-    for (int r = 0; r < n; r++) {
-        for (int i = 0; i < n; i++)
-            mpz_add(sum[i], sum[i], row[i]);
-        /* row <- X row mod E */
-        mpz_set(top, row[n - 1]);
-        for (int i = n - 1; i > 0; i--)
-            mpz_set(row[i], row[i - 1]);
-        if (c->eshape == MNS_PMNS_E_BINOMIAL) {
-            mpz_mul_si(row[0], top, (long)c->lambda);
-        } else {
-            mpz_set(row[0], top);
-            mpz_add(row[1], row[1], top);
-        }
-    }
-    mns_status st = MNS_OK;
-    mpz_set(mn, sum[0]);
-    for (int i = 1; i < n; i++)
-        if (mpz_cmp(sum[i], mn) < 0)
-            mpz_set(mn, sum[i]);
-    if (mpz_sgn(mn) <= 0) {
-        st = mns_error(MNS_ENOTSUP, "pmns: u52 set without a positive zero polynomial for sub");
-    } else {
-        mpz_set_ui(t, c->rho_m1);
-        mpz_cdiv_q(mul, t, mn);
-        c->zmax = 0;
-        for (int i = 0; i < n && st == MNS_OK; i++) {
-            mpz_mul(t, sum[i], mul);
-            if (mpz_sizeinbase(t, 2) > 52) {
-                st = mns_error(MNS_ENOTSUP, "pmns: zero polynomial for sub exceeds 52 bits");
-                break;
-            }
-            c->zsub[i] = mpz_get_ui(t);
-            if (c->zsub[i] > c->zmax)
-                c->zmax = c->zsub[i];
-        }
-    }
-    for (int i = 0; i < n; i++)
-        mpz_clears(row[i], sum[i], NULL);
-    mpz_clears(top, mn, mul, t, NULL);
-    free(row);
-    free(sum);
-    return st;
-}
-
 /* r <- a tight representation of a (C(gamma) = a mod p) as words. */
 static mns_status represent_words(const mns_pmns_ctx *c, uint64_t *r, const mpz_t a)
 {
@@ -269,11 +207,14 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
     }
     if (st == MNS_OK) {
         if (word == MNS_PMNS_WORD_U52) {
-            st = make_zsub(c);
-            /* largest d with (d+1)(rho-1) + d zmax <= kmax */
+            st = mns_pmns_make_zsub(c);
+            /* t_0 +- t_1 ... +- t_d with j subtractions: each subtraction
+             * adds Z and takes away at least 0, so a coefficient is at most
+             * (d+1-j)(rho-1) + j zmax <= (rho-1) + d zmax (zmax >= rho-1):
+             * the largest d with (rho-1) + d zmax <= kmax */
             long d = 0;
             if (st == MNS_OK)
-                d = (long)((c->kmax - c->rho_m1) / (c->rho_m1 + c->zmax));
+                d = (long)((c->kmax - c->rho_m1) / c->zmax);
             c->delta = d > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : (int)d;
         } else {
             /* what the closure allows for free: largest d with

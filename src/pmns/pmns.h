@@ -77,6 +77,10 @@ void mns_pmns_redc_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
  * checked. */
 void mns_pmns_redc_wide_generic(const mns_pmns_ctx *c, uint64_t *r, const __int128 *v);
 
+/* U52: c->zsub and c->zmax, the zero polynomial sub adds (zsub.c).
+ * MNS_OK, MNS_ENOTSUP (none below 2^52) or MNS_ENOMEM. */
+mns_status mns_pmns_make_zsub(mns_pmns_ctx *c);
+
 /* set_words of backend.h (words.c): r <- the tight element of the
  * mpz_size(p)-word value a < 2^bits(p), constant time. */
 void mns_pmns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
@@ -86,7 +90,7 @@ void mns_pmns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
 void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_pmns_sqr_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a);
 void mns_pmns_redc_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a);
-/* After mns_pmns_ifma_prepare: for n <= 56 and E = X^n - lambda (lambda > 0)
+/* After mns_pmns_ifma_prepare: for n <= 64 and E = X^n - lambda (lambda > 0)
  * installs the register-only kernels as c->mul / c->sqr and returns 1;
  * otherwise leaves c alone and returns 0. */
 int mns_pmns_ifma_pick_small(mns_pmns_ctx *c);
