@@ -9,10 +9,10 @@
  *                                            row, one add into R)
  *
  * Every product by a polynomial mod E is a Toeplitz matrix-vector product
- * through the plan of mp_plan.c. With no split (the common case, n <= the
- * leaf limit) R, T and the carries stay in coefficient form and nothing is
- * expanded or contracted; with a split R lives in the expanded (leaf) domain
- * and only the digit a step needs is contracted, twice per step.
+ * through the plan of mp_plan.c. With no split R, T and the carries stay in
+ * coefficient form, nothing is expanded or contracted and the carry of step
+ * i is folded into R_(i+1); with a split R lives in the expanded (leaf)
+ * domain and only the digit a step needs is contracted, twice per step.
  *
  * Why the expanded accumulators may wrap: leaf products are exact (64 x 64
  * -> 128 bits of entries that fit int64, checked at creation), sums are taken
@@ -21,12 +21,14 @@
  * values below 2^127, hence they are exact. Only the entries need the
  * splitting's growth accounted for (mns_pmns_mp_generic_plan_ok).
  *
- * Leaves are compiled once per leaf size b <= MP_GEN_BMAX with every column
- * loop unrolled (a product is load, imul, add, adc), four rows per pass (four
- * independent add/adc chains sharing the load of v[c]); larger leaves run the
- * same code with run-time loops. Constant time: every loop bound and branch
- * depends on (n, s, k, plan) only; divisions by 2^k are shifts, reductions
- * are masks. */
+ * The flow also serves the BMI2 leaves (mp_generic_bmi2.c), which multiply
+ * unsigned biased operands; the biases are removed here (see mp_ctx.h).
+ *
+ * Leaves are compiled once per leaf size b <= MP_GEN_BMAX with every loop
+ * unrolled; larger leaves run the same code with run-time loops. Constant
+ * time: every loop bound and branch depends on (n, s, k, plan) only;
+ * divisions by 2^k are shifts, reductions are masks. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +42,7 @@
  * One row at a time, with the 128-bit sum as two words added with carry:
  * GCC then emits the ideal load, imul, add, adc per product with both
  * operands read from memory; with several int128 rows in flight it spilled
- * (5 instructions per product). The add/adc chain advances one product per
- * cycle, the multiplier's rate. */
+ * (5 instructions per product). */
 static inline __attribute__((always_inline)) void
 row_mac(unsigned long long *plo, unsigned long long *phi, const uint64_t *t, const uint64_t *v,
         int b, int r)
@@ -62,27 +63,23 @@ static inline mp_i128 mk128(unsigned long long lo, unsigned long long hi)
     return (mp_i128)(((mp_u128)hi << 64) | lo);
 }
 
-/* R[r] += (t v)[r] for r < b (t points at diagonal -(b-1)) */
-static inline __attribute__((always_inline)) void
-leaf_add(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b)
+/* x >> k for 0 < k < 64, arithmetic (without the mask the compiler's 128-bit
+ * shift also handles k >= 64, with a test and conditional moves) */
+static inline mp_i128 sar128(mp_i128 x, int k)
 {
-    t += b - 1;
-#pragma GCC unroll 32
-    for (int r = 0; r < b; r++) {
-        unsigned long long lo = 0, hi = 0;
-        row_mac(&lo, &hi, t, v, b, r);
-        R[r] += mk128(lo, hi);
-    }
+    return x >> (k & 63); /* shrd, sar */
 }
 
-/* R[r] += dbl * (t1 v1)[r] + (t2 v2)[r], dbl 1 or 2 (the squaring's doubled
- * cross products, doubled after the sum so the entries keep their bounds) */
+/* R[r] += dbl (t1 v1)[r] + two (t2 v2)[r] for r < b (dbl 1 or 2: the
+ * squaring's doubled cross products, doubled after the sum so the entries
+ * keep their bounds; two 0 or 1; constants). t1, t2 point at diagonal
+ * -(b-1). */
 static inline __attribute__((always_inline)) void
-leaf_add2(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
-          const uint64_t *v2, int b, int dbl)
+leaf_add(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
+         const uint64_t *v2, int b, int dbl, int two)
 {
     t1 += b - 1;
-    t2 += b - 1;
+    t2 += two ? b - 1 : 0;
 #pragma GCC unroll 32
     for (int r = 0; r < b; r++) {
         unsigned long long lo = 0, hi = 0;
@@ -92,7 +89,8 @@ leaf_add2(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2
             lo = (uint64_t)d;
             hi = (uint64_t)(d >> 64);
         }
-        row_mac(&lo, &hi, t2, v2, b, r);
+        if (two)
+            row_mac(&lo, &hi, t2, v2, b, r);
         R[r] += mk128(lo, hi);
     }
 }
@@ -119,23 +117,18 @@ leaf_lo(uint64_t *out, const uint64_t *t, const uint64_t *v, int b)
     MP_LEAF_LO(out, t, v, b, v, MP_RAW);
 }
 
-/* T[r] = ((R M'_0)[r] mod 2^k), centred in [-2^(k-1), 2^(k-1)): unsplit, R
- * read through the low words of its 128-bit coefficients */
+/* T[r] = ((R M'_0)[r] mod 2^k), centred in [-2^(k-1), 2^(k-1)), plus add
+ * (the biased kernels' 2^(k-1)): unsplit, R read through the low words of
+ * its 128-bit coefficients */
 static inline __attribute__((always_inline)) void
-leaf_t(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh)
+leaf_t(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh, uint64_t add)
 {
-#define MP_CENTRE(x) ((uint64_t)((int64_t)((x) << sh) >> sh))
+#define MP_CENTRE(x) ((uint64_t)((int64_t)((x) << sh) >> sh) + add)
     MP_LEAF_LO(T, t, R, b, R, MP_CENTRE);
 #undef MP_CENTRE
 }
 
-/* x >> k for 0 < k < 64, arithmetic (without the mask the compiler's 128-bit
- * shift also handles k >= 64, with a test and conditional moves) */
-static inline mp_i128 sar128(mp_i128 x, int k)
-{
-    return x >> (k & 63); /* shrd, sar */
-}
-
+/* Rn[r] += (Ri[r] + (m0 T)[r]) >> k (exact), unsplit (b == n) */
 static inline __attribute__((always_inline)) void
 leaf_div(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, int b, int k)
 {
@@ -148,46 +141,34 @@ leaf_div(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, 
     }
 }
 
-/* The leaves of one size, compiled apart (noinline) so that each gets the
- * whole register file: inlined into the flow, the compiler spilled the
- * 128-bit accumulators (3 moves per product). */
-typedef struct mp_leaves {
-    void (*ab)(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b);
-    /* fused: R += t1 v1 + t2 v2; fused2: R += 2 t1 v1 + t2 v2 */
-    void (*fused)(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
-                  const uint64_t *v2, int b);
-    void (*fused2)(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
-                   const uint64_t *v2, int b);
-    void (*lo)(uint64_t *out, const uint64_t *t, const uint64_t *v, int b);
-    void (*tq)(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh);
-    void (*div)(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, int b,
-                int k);
-} mp_leaves;
-
+/* The leaves of one size (mp_leaves, mp_ctx.h), compiled apart (noinline)
+ * so that each gets the whole register file: inlined into the flow, the
+ * compiler spilled the 128-bit accumulators (3 moves per product). The
+ * signed leaves take no bias: x and y are 0 and NULL. */
 #define MP_GEN_BMAX 16
 #define MP_GEN_CASES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
     X(14) X(15) X(16)
 
 #define MP_LEAF_INST(NAME, B)                                                                   \
     static __attribute__((noinline)) void ab_##NAME(mp_i128 *R, const uint64_t *t,               \
-                                                   const uint64_t *v, int b)                    \
+                                                   const uint64_t *v, int b, mp_u128 x)         \
     {                                                                                           \
-        (void)b;                                                                                \
-        leaf_add(R, t, v, B);                                                    \
+        (void)b, (void)x;                                                                       \
+        leaf_add(R, t, v, t, v, B, 1, 0);                                                       \
     }                                                                                           \
     static __attribute__((noinline)) void fused_##NAME(mp_i128 *R, const uint64_t *t1,           \
                                                       const uint64_t *v1, const uint64_t *t2,   \
-                                                      const uint64_t *v2, int b)                \
+                                                      const uint64_t *v2, int b, mp_u128 x)     \
     {                                                                                           \
-        (void)b;                                                                                \
-        leaf_add2(R, t1, v1, t2, v2, B, 1);                                                      \
+        (void)b, (void)x;                                                                       \
+        leaf_add(R, t1, v1, t2, v2, B, 1, 1);                                                   \
     }                                                                                           \
     static __attribute__((noinline)) void fused2_##NAME(mp_i128 *R, const uint64_t *t1,          \
                                                        const uint64_t *v1, const uint64_t *t2,  \
-                                                       const uint64_t *v2, int b)               \
+                                                       const uint64_t *v2, int b, mp_u128 x)    \
     {                                                                                           \
-        (void)b;                                                                                \
-        leaf_add2(R, t1, v1, t2, v2, B, 2);                                                      \
+        (void)b, (void)x;                                                                       \
+        leaf_add(R, t1, v1, t2, v2, B, 2, 1);                                                   \
     }                                                                                           \
     static __attribute__((noinline)) void lo_##NAME(uint64_t *out, const uint64_t *t,            \
                                                    const uint64_t *v, int b)                    \
@@ -196,16 +177,17 @@ typedef struct mp_leaves {
         leaf_lo(out, t, v, B);                                                                  \
     }                                                                                           \
     static __attribute__((noinline)) void tq_##NAME(uint64_t *T, const uint64_t *t,              \
-                                                   const mp_i128 *R, int b, int sh)             \
+                                                   const mp_i128 *R, int b, int sh,             \
+                                                   uint64_t add)                                \
     {                                                                                           \
         (void)b;                                                                                \
-        leaf_t(T, t, R, B, sh);                                                                 \
+        leaf_t(T, t, R, B, sh, add);                                                            \
     }                                                                                           \
     static __attribute__((noinline)) void div_##NAME(mp_i128 *Rn, const mp_i128 *Ri,             \
                                                     const uint64_t *m0, const uint64_t *T,      \
-                                                    int b, int k)                               \
+                                                    int b, int k, mp_u128 x, const mp_i128 *y)  \
     {                                                                                           \
-        (void)b;                                                                                \
+        (void)b, (void)x, (void)y;                                                              \
         leaf_div(Rn, Ri, m0, T, B, k);                                                          \
     }
 #define MP_LEAF_FIXED(B) MP_LEAF_INST(b##B, B)
@@ -221,10 +203,15 @@ static const mp_leaves leaves_tab[MP_GEN_BMAX + 2] = {
     [MP_GEN_BMAX + 1] = {ab_any, fused_any, fused2_any, lo_any, tq_any, div_any},
 };
 
+const mp_leaves *mns_pmns_mp_generic_leaves(int b)
+{
+    return &leaves_tab[b <= MP_GEN_BMAX ? b : MP_GEN_BMAX + 1];
+}
+
 /* ---- the flow ------------------------------------------------------------ */
 
 typedef struct mp_lay {
-    size_t na, nb, aseq, bv, r, carry, x, tx, tout, t, tv, etmp, ctmp, total;
+    size_t na, nb, cy, aseq, bv, sb, st, r, carry, x, corr, tx, tout, t, tv, etmp, ctmp, total;
 } mp_lay;
 
 static void layout(const mns_pmns_mp_ctx *c, mp_lay *L)
@@ -233,12 +220,16 @@ static void layout(const mns_pmns_mp_ctx *c, mp_lay *L)
     size_t s = (size_t)c->s, n = (size_t)c->n, nv = (size_t)pl->nv, o = 0;
     L->na = o, o += s * n + 8;
     L->nb = o, o += s * n + 8;
+    L->cy = o, o += n + 8;
     L->aseq = o, o += s * (size_t)pl->leaves * c->mstride + 16;
     L->bv = o, o += s * nv + 8;
     o = (o + 1) & ~(size_t)1; /* 16-byte alignment for the 128-bit words */
+    L->sb = o, o += 2 * s * (size_t)pl->leaves;
+    L->st = o, o += 2 * (size_t)pl->leaves;
     L->r = o, o += 2 * (2 * s) * nv;
     L->carry = o, o += 2 * n;
     L->x = o, o += 2 * n;
+    L->corr = o, o += 2 * s * n;
     L->ctmp = o, o += 2 * (size_t)pl->ctmp;
     L->tx = o, o += nv + 8;
     L->tout = o, o += nv + 8;
@@ -255,14 +246,66 @@ size_t mns_pmns_mp_scratch_generic(const mns_pmns_mp_ctx *c)
     return L.total;
 }
 
-/* The whole multiplication (sqr: b == a, squaring schedule) for leaf size B
- * (a constant in the instances below, so the leaves unroll). */
-static void mul_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
-                     int sqr)
+/* r <- a with its digits carried (mns_pmns_mp_normalize), digit-major so the
+ * inner loops run over the coefficients; cy: n words of scratch */
+static void normalise(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, int64_t *cy)
 {
-    const int B = c->plan.b;
-    const mp_leaves *lf = &leaves_tab[B <= MP_GEN_BMAX ? B : MP_GEN_BMAX + 1];
+    const int n = c->n, s = c->s, k = c->k;
+    const uint64_t mask = c->kmask;
+    for (int i = 0; i < n; i++)
+        cy[i] = 0;
+    for (int j = 0; j < s - 1; j++)
+        for (int i = 0; i < n; i++) {
+            int64_t x = (int64_t)a[(size_t)j * n + i] + cy[i];
+            r[(size_t)j * n + i] = (uint64_t)x & mask;
+            cy[i] = x >> k;
+        }
+    for (int i = 0; i < n; i++)
+        r[(size_t)(s - 1) * n + i] = a[(size_t)(s - 1) * n + i] + (uint64_t)cy[i];
+}
+
+/* the Toeplitz sequence of v mod X^n - lambda (mns_pmns_mp_toeplitz_seq),
+ * every entry ^ flip (the biased leaves' matrix storage) */
+static void toeplitz_flip(uint64_t *t, const uint64_t *v, int n, long lambda, uint64_t flip)
+{
+    for (int d = 0; d < n; d++)
+        t[n - 1 + d] = v[d] ^ flip;
+    for (int d = 1; d < n; d++)
+        t[n - 1 - d] = (v[n - d] * (uint64_t)lambda) ^ flip;
+}
+
+static mp_u128 vsum(const uint64_t *v, int b)
+{
+    mp_u128 s = 0;
+    for (int q = 0; q < b; q++)
+        s += v[q];
+    return s;
+}
+
+/* R[r] -= D rowsum(Toeplitz(a))[r], D = 2^e: rowsum = sum_(m <= r) a_m +
+ * lambda sum_(m > r) a_m, the product of a mod E by the all-ones polynomial
+ * (r to r+1 adds (1 - lambda) a_(r+1)). D (1 - lambda) fits int64 (checked
+ * at creation: e + log2 |1 - lambda| < 62), so a step is one imul. */
+static void sub_rowsum(mp_i128 *R, const uint64_t *a, int n, long lambda, int e)
+{
+    mp_i128 tot = 0;
+    for (int m = 0; m < n; m++)
+        tot += (int64_t)a[m];
+    mp_i128 row = ((int64_t)a[0] + (mp_i128)lambda * (tot - (int64_t)a[0])) << e;
+    const int64_t step = (int64_t)(1 - lambda) << e;
+    R[0] -= row;
+    for (int q = 1; q < n; q++) {
+        row += (mp_i128)step * (int64_t)a[q];
+        R[q] -= row;
+    }
+}
+
+/* Algorithm 3 (sqr: b == a, squaring schedule) for the leaves lf. */
+void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
+                      int sqr, const mp_leaves *lf, int biased)
+{
     const mp_plan *pl = &c->plan;
+    const int B = pl->b;
     const int n = c->n, s = c->s, k = c->k, Lv = pl->leaves, nv = pl->nv, split = pl->levels > 0;
     const size_t ms = (size_t)c->mstride;
     mp_scratch tmp;
@@ -275,80 +318,127 @@ static void mul_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, c
     }
     if (((uintptr_t)w & 15) != 0)
         w += 1;
-    uint64_t *na = w + L.na, *nb = sqr ? na : w + L.nb;
+    uint64_t *na = w + L.na, *nb = w + L.nb;
     uint64_t *aseq = w + L.aseq, *bv = w + L.bv, *etmp = w + L.etmp;
     mp_i128 *R = (mp_i128 *)(w + L.r), *carry = (mp_i128 *)(w + L.carry);
-    mp_i128 *X = (mp_i128 *)(w + L.x);
-    mp_u128 *ct = (mp_u128 *)(w + L.ctmp);
+    mp_i128 *X = (mp_i128 *)(w + L.x), *corr = (mp_i128 *)(w + L.corr);
+    mp_u128 *ct = (mp_u128 *)(w + L.ctmp), *SB = (mp_u128 *)(w + L.sb);
+    mp_u128 *ST = (mp_u128 *)(w + L.st);
     uint64_t *tx = w + L.tx, *tout = w + L.tout, *T = w + L.t, *tv = w + L.tv;
     const int sh = 64 - k;
+    const uint64_t *mseq = biased ? c->mseq_b : c->mseq;
+    const uint64_t tadd = biased ? (uint64_t)1 << (k - 1) : 0, flip = biased ? (uint64_t)1 << 63 : 0;
+    const int e = c->dbias;
 
-    mns_pmns_mp_normalize(c, na, a);
+    normalise(c, na, a, (int64_t *)(w + L.cy));
     if (!sqr)
-        mns_pmns_mp_normalize(c, nb, bb);
-    /* A_j as (expanded) Toeplitz matrices, B_i as (expanded) vectors */
+        normalise(c, nb, bb, (int64_t *)(w + L.cy));
+    else
+        memcpy(nb, na, (size_t)s * n * sizeof *nb);
+    /* A_j as (expanded) Toeplitz matrices */
     for (int j = 0; j < s; j++) {
         uint64_t *seq = aseq + (size_t)j * Lv * ms;
         if (split) {
             mns_pmns_mp_toeplitz_seq(tx, na + (size_t)j * n, n, c->lambda);
             mns_pmns_mp_expand_mat(pl, tx, seq, (int)ms, etmp);
+            if (biased)
+                for (int l = 0; l < Lv; l++)
+                    for (int q = 0; q < 2 * B - 1; q++)
+                        seq[(size_t)l * ms + q] ^= flip;
         } else
-            mns_pmns_mp_toeplitz_seq(seq, na + (size_t)j * n, n, c->lambda);
+            toeplitz_flip(seq, na + (size_t)j * n, n, c->lambda, flip);
     }
-    if (split)
-        for (int i = 0; i < s; i++)
+    /* biased: the top digit of the vector operand (B_(s-1), or A_(s-1) for
+     * the squaring) enters as digit + D; the products A_j (B_(s-1) + D) carry
+     * D rowsum(A_j) into R_(s-1+j). The squaring meets it once: j = s-1. */
+    const int j0 = sqr ? s - 1 : 0;
+    if (biased) {
+        uint64_t *top = nb + (size_t)(s - 1) * n;
+        for (int q = 0; q < n; q++)
+            top[q] += (uint64_t)1 << e;
+    }
+    if (split) {
+        for (int i = 0; i < s; i++) {
             mns_pmns_mp_expand_vec(pl, nb + (size_t)i * n, bv + (size_t)i * nv, etmp);
-    memset(R, 0, (size_t)(2 * s) * nv * sizeof *R);
-    if (split)
+            if (biased)
+                for (int l = 0; l < Lv; l++)
+                    SB[(size_t)i * Lv + l] = vsum(bv + (size_t)i * nv + (size_t)l * B, B) << 63;
+        }
         memset(carry, 0, (size_t)n * sizeof *carry);
+        if (biased) /* minus D rowsum(A_j), added to the contracted digits */
+            for (int j = j0; j < s; j++) {
+                memset(corr + (size_t)j * n, 0, (size_t)n * sizeof *corr);
+                sub_rowsum(corr + (size_t)j * n, na + (size_t)j * n, n, c->lambda, e);
+            }
+    } else if (biased)
+        for (int i = 0; i < s; i++)
+            SB[i] = vsum(nb + (size_t)i * n, n) << 63;
+    if (biased)
+        memcpy(R, c->rinit, (size_t)(2 * s) * nv * sizeof *R);
+    else
+        memset(R, 0, (size_t)(2 * s) * nv * sizeof *R);
+    if (biased && !split)
+        for (int j = j0; j < s; j++)
+            sub_rowsum(R + (size_t)(s - 1 + j) * nv, na + (size_t)j * n, n, c->lambda, e);
 
     for (int i = 0; i < s; i++) {
         mp_i128 *Ri = R + (size_t)i * nv;
         const uint64_t *vb = split ? bv + (size_t)i * nv : nb + (size_t)i * n;
         const uint64_t *vt = split ? tv : T;
+        const mp_u128 *sb = SB + (size_t)i * Lv;
         if (!split) {
+            const mp_u128 xb = biased ? sb[0] : 0;
             if (!sqr || i == 0)
-                lf->ab(Ri, aseq, vb, B);
-            lf->tq(T, c->mpseq, Ri, B, sh);
-            lf->div(Ri + nv, Ri, c->mseq, T, B, k);
+                lf->ab(Ri, aseq, vb, B, xb);
+            lf->tq(T, c->mpseq, Ri, B, sh, tadd);
+            ST[0] = biased ? vsum(T, n) << 63 : 0;
+            lf->div(Ri + nv, Ri, mseq, T, B, k, ST[0], biased ? c->m0bias : NULL);
         } else {
+            /* the top-digit correction of R_i (i = s-1 only), contracted form */
+            const mp_i128 *ci = biased && i == s - 1 && !sqr ? corr : NULL;
             /* R_i += A_0 B_i (squaring: only at i = 0, A_0 A_0) */
             if (!sqr || i == 0)
                 for (int l = 0; l < Lv; l++)
-                    lf->ab(Ri + (size_t)l * B, aseq + (size_t)l * ms, vb + (size_t)l * B, B);
+                    lf->ab(Ri + (size_t)l * B, aseq + (size_t)l * ms, vb + (size_t)l * B, B,
+                           biased ? sb[l] : 0);
             /* X = R_i + carry; T = X M'_0 mod 2^k, centred in [-2^(k-1), 2^(k-1)) */
             mns_pmns_mp_contract_u128(pl, (const mp_u128 *)Ri, B, (mp_u128 *)X, ct);
             for (int q = 0; q < n; q++)
-                T[q] = (uint64_t)(X[q] + carry[q]);
+                T[q] = (uint64_t)(X[q] + carry[q] + (ci ? ci[q] : 0));
             mns_pmns_mp_expand_vec(pl, T, tx, etmp);
             for (int l = 0; l < Lv; l++)
                 lf->lo(tout + (size_t)l * B, c->mpseq + (size_t)l * ms, tx + (size_t)l * B, B);
             mns_pmns_mp_contract_u64(pl, tout, B, T, (uint64_t *)ct);
             for (int q = 0; q < n; q++)
-                T[q] = (uint64_t)((int64_t)(T[q] << sh) >> sh);
+                T[q] = (uint64_t)((int64_t)(T[q] << sh) >> sh) + tadd;
             mns_pmns_mp_expand_vec(pl, T, tv, etmp);
+            for (int l = 0; l < Lv; l++)
+                ST[l] = biased ? vsum(tv + (size_t)l * B, B) << 63 : 0;
             /* R_i + T M_0 is divisible by 2^k: the exact division is a shift */
             for (int l = 0; l < Lv; l++)
-                lf->ab(Ri + (size_t)l * B, c->mseq + (size_t)l * ms, tv + (size_t)l * B, B);
+                lf->ab(Ri + (size_t)l * B, mseq + (size_t)l * ms, tv + (size_t)l * B, B, ST[l]);
             mns_pmns_mp_contract_u128(pl, (const mp_u128 *)Ri, B, (mp_u128 *)X, ct);
             for (int q = 0; q < n; q++)
-                carry[q] = sar128(X[q] + carry[q], k);
+                carry[q] = sar128(X[q] + carry[q] + (ci ? ci[q] : 0) - (biased ? c->m0bias[q] : 0),
+                                  k);
         }
         /* R_(i+j) += A_j B_i + T M_j (squaring: A_j A_i for j >= i, doubled
          * for j > i) */
         for (int j = 1; j < s; j++) {
             const int mode = !sqr ? 1 : (j < i ? 0 : (j == i ? 1 : 2));
             mp_i128 *Rd = R + (size_t)(i + j) * nv;
-            const uint64_t *sa = aseq + (size_t)j * Lv * ms, *sm = c->mseq + (size_t)j * Lv * ms;
+            const uint64_t *sa = aseq + (size_t)j * Lv * ms, *sm = mseq + (size_t)j * Lv * ms;
             for (int l = 0; l < Lv; l++) {
                 mp_i128 *Rl = Rd + (size_t)l * B;
                 const uint64_t *ta = sa + (size_t)l * ms, *tm = sm + (size_t)l * ms;
+                const mp_u128 xb = biased ? sb[l] : 0, xt = ST[l];
                 if (mode == 1)
-                    lf->fused(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B);
+                    lf->fused(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B, xb + xt);
                 else if (mode == 2)
-                    lf->fused2(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B);
+                    lf->fused2(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B,
+                               2 * xb + xt);
                 else
-                    lf->ab(Rl, tm, vt + (size_t)l * B, B);
+                    lf->ab(Rl, tm, vt + (size_t)l * B, B, xt);
             }
         }
     }
@@ -359,8 +449,9 @@ static void mul_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, c
         for (int j = 0; j < s - 1; j++) {
             mns_pmns_mp_contract_u128(pl, (const mp_u128 *)(R + (size_t)(s + j) * nv), B,
                                       (mp_u128 *)X, ct);
+            const mp_i128 *cj = biased && j + 1 >= j0 ? corr + (size_t)(j + 1) * n : NULL;
             for (int q = 0; q < n; q++) {
-                mp_i128 y = X[q] + carry[q];
+                mp_i128 y = X[q] + carry[q] + (cj ? cj[q] : 0);
                 r[(size_t)j * n + q] = (uint64_t)y & c->kmask;
                 carry[q] = sar128(y, k);
             }
@@ -383,10 +474,213 @@ static void mul_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, c
 void mns_pmns_mp_mul_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                              const uint64_t *b)
 {
-    mul_body(c, r, a, b, 0);
+    mns_pmns_mp_flow(c, r, a, b, 0, mns_pmns_mp_generic_leaves(c->plan.b), 0);
 }
 
 void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
 {
-    mul_body(c, r, a, a, 1);
+    mns_pmns_mp_flow(c, r, a, a, 1, mns_pmns_mp_generic_leaves(c->plan.b), 0);
+}
+
+/* ---- plan choice: the bounds and the cost of this kernel ------------------- */
+
+/* cost model coefficients, TSC ticks (calibration: docs/pmns-mp.md) */
+#define MP_COST_FULL 0.82
+#define MP_COST_LOW 0.55
+#define MP_COST_LIN 1.0
+#define MP_COST_COEF 4.0
+#define MP_COST_FIXED 100.0
+
+typedef struct mp_iv {
+    mp_i128 lo, hi;
+} mp_iv;
+
+static mp_i128 absmax(mp_iv x) { return x.hi > -x.lo ? x.hi : -x.lo; }
+static mp_i128 max128(mp_i128 a, mp_i128 b) { return a > b ? a : b; }
+
+/* largest |entry| over the leaves of a matrix (vec = 0) or vector (vec = 1)
+ * whose root entries lie in x, through levels lev.. of the plan: the
+ * differences of the splitting widen the range, the sums scale it. Exact
+ * (128-bit integers: < 2^64 4^12). */
+static mp_i128 leaf_range(const mp_plan *pl, int lev, mp_iv x, int vec)
+{
+    if (lev == pl->levels)
+        return absmax(x);
+    mp_i128 m, w = x.hi - x.lo;
+    if (vec) {
+        mp_iv s2 = {2 * x.lo, 2 * x.hi}, s3 = {3 * x.lo, 3 * x.hi};
+        m = max128(leaf_range(pl, lev + 1, x, 1), leaf_range(pl, lev + 1, s2, 1));
+        if (pl->f[lev] == 3)
+            m = max128(m, leaf_range(pl, lev + 1, s3, 1));
+    } else {
+        mp_iv d = {-w, w}, d2 = {-2 * w, 2 * w};
+        m = max128(leaf_range(pl, lev + 1, x, 0), leaf_range(pl, lev + 1, d, 0));
+        if (pl->f[lev] == 3)
+            m = max128(m, leaf_range(pl, lev + 1, d2, 0));
+    }
+    return m;
+}
+
+/* hull of the Toeplitz sequence entries {a, lambda a} for a in x */
+static mp_iv seq_range(mp_iv x, long lambda)
+{
+    mp_i128 p = lambda * x.lo, q = lambda * x.hi;
+    mp_iv r = {x.lo, x.hi};
+    r.lo = p < r.lo ? p : r.lo;
+    r.lo = q < r.lo ? q : r.lo;
+    r.hi = p > r.hi ? p : r.hi;
+    r.hi = q > r.hi ? q : r.hi;
+    return r;
+}
+
+/* 1 if the kernel is exact on plan pl: every expanded vector and matrix entry
+ * fits int64, and every digit R_d of Algorithm 3 (the true, contracted value,
+ * carries included) fits int128. dtop bounds the operands' top digit after
+ * normalisation; md holds M's digits. Bounds in doubles with a margin of
+ * 2^-20 relative (the values are < 2^127, doubles hold 53 bits). */
+int mns_pmns_mp_generic_plan_ok(const mns_pmns_mp_ctx *c, const mp_plan *pl, const uint64_t *md,
+                                double dtop)
+{
+    const int n = c->n, s = c->s, k = c->k;
+    const mp_i128 e63 = ((mp_i128)1 << 63) - 1;
+    const double e127 = ldexp(1, 127) * (1 - ldexp(1, -20));
+    const mp_i128 dmax = ((mp_i128)1 << k) - 1, tmax = (mp_i128)1 << (k - 1);
+    const mp_i128 dt = (mp_i128)ceil(dtop);
+    double amax[MNS_PMNS_S_MAX], mrow[MNS_PMNS_S_MAX];
+    for (int j = 0; j < s; j++) {
+        mp_iv dig = {0, dmax};
+        if (j == s - 1)
+            dig.lo = -dt, dig.hi = dt;
+        amax[j] = (double)absmax(dig);
+        /* operands: matrix entries (A_j) and vector entries (B_i) */
+        if (leaf_range(pl, 0, seq_range(dig, c->lambda), 0) > e63 ||
+            leaf_range(pl, 0, dig, 1) > e63)
+            return 0;
+        /* M_j: its exact digits; the largest row sum of |Toeplitz(M_j)| */
+        mp_iv mr = {0, 0};
+        double best = 0;
+        for (int r = 0; r < n; r++) {
+            double sum = 0;
+            for (int q = 0; q < n; q++) {
+                int64_t v = (int64_t)md[(size_t)j * n + q];
+                mr.lo = v < mr.lo ? v : mr.lo;
+                mr.hi = v > mr.hi ? v : mr.hi;
+                sum += fabs((double)v) * (q <= r ? 1.0 : fabs((double)c->lambda));
+            }
+            best = fmax(best, sum);
+        }
+        mrow[j] = best;
+        if (leaf_range(pl, 0, seq_range(mr, c->lambda), 0) > e63)
+            return 0;
+    }
+    mp_iv tr = {-tmax, tmax};
+    if (leaf_range(pl, 0, tr, 1) > e63)
+        return 0;
+    /* R_d: A_j B_i and T_i M_j with i + j = d, plus the carry from R_(d-1)
+     * (doubles, rounding up by the margin) */
+    const double w = fabs((double)c->lambda) * (n - 1) + 1;
+    double carry = 0;
+    for (int d = 0; d < 2 * s - 1; d++) {
+        double b = carry;
+        for (int j = 0; j < s; j++) {
+            int i = d - j;
+            if (i < 0 || i >= s)
+                continue;
+            b += w * amax[j] * amax[i] + mrow[j] * (double)tmax;
+        }
+        if (b > e127)
+            return 0;
+        carry = ldexp(b, -k) + 1;
+    }
+    return 1;
+}
+
+/* Work of one multiplication on plan pl, in units calibrated on this machine
+ * (see docs/pmns-mp.md): products with a 128-bit result, products mod 2^64,
+ * and the linear maps of the splitting (128-bit contractions, expansions). */
+static double contract_ops(const mp_plan *pl)
+{
+    double ops = 0;
+    int m = pl->n, cnt = 1;
+    for (int l = 0; l < pl->levels; l++) {
+        int h = m / pl->f[l];
+        ops += (double)cnt * h * (pl->f[l] == 2 ? 2 : 7);
+        cnt *= pl->f[l] == 2 ? 3 : 6;
+        m = h;
+    }
+    return ops;
+}
+
+static double expand_ops(const mp_plan *pl)
+{
+    double ops = 0;
+    int m = pl->n, cnt = 1;
+    for (int l = 0; l < pl->levels; l++) {
+        int h = m / pl->f[l];
+        ops += (double)cnt * h * (pl->f[l] == 2 ? 3 : 6);
+        cnt *= pl->f[l] == 2 ? 3 : 6;
+        m = h;
+    }
+    return ops;
+}
+
+double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl)
+{
+    const double leaf = (double)pl->leaves * pl->b * pl->b;
+    const double full = 2.0 * s * s * leaf, low = s * leaf;
+    double lin = 0;
+    if (pl->levels > 0)
+        lin = (3.0 * s - 1) * contract_ops(pl) + 4.0 * s * expand_ops(pl) +
+              s * expand_ops(pl) * 2.0;
+    return MP_COST_FULL * full + MP_COST_LOW * low + MP_COST_LIN * lin + MP_COST_COEF * s * n +
+           MP_COST_FIXED;
+}
+
+/* Every plan of n (split factors 2 and 3, any order, leaves >= 1) */
+static void plan_walk(int n, int m, int *f, int depth, mp_plan *out, int *cnt, int max)
+{
+    if (*cnt < max)
+        mns_pmns_mp_plan_make_factors(&out[(*cnt)++], n, f, depth);
+    if (depth == MP_PLAN_MAX)
+        return;
+    for (int g = 2; g <= 3; g++)
+        if (m % g == 0) {
+            f[depth] = g;
+            plan_walk(n, m / g, f, depth + 1, out, cnt, max);
+        }
+}
+
+static int plan_list(int n, mp_plan *out, int max)
+{
+    int f[MP_PLAN_MAX] = {0}, cnt = 0;
+    plan_walk(n, n, f, 0, out, &cnt, max);
+    return cnt;
+}
+
+int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, double dtop, int base)
+{
+    mp_plan cand[256];
+    int cnt = plan_list(c->n, cand, 256);
+    int best = -1, fallback = -1;
+    double best_cost = 0;
+    for (int q = 0; q < cnt; q++) {
+        if (!mns_pmns_mp_generic_plan_ok(c, &cand[q], md, dtop))
+            continue;
+        /* base: the leaf size limit asked for (tests use it to force deep
+         * splits); if no plan meets it, the smallest leaf that passes */
+        if (base > 0 && cand[q].b > base) {
+            if (fallback < 0 || cand[q].b < cand[fallback].b)
+                fallback = q;
+            continue;
+        }
+        double cost = mns_pmns_mp_generic_cost(c->n, c->s, &cand[q]);
+        if (best < 0 || cost < best_cost)
+            best = q, best_cost = cost;
+    }
+    if (best < 0)
+        best = fallback;
+    if (best < 0)
+        return 0;
+    c->plan = cand[best];
+    return 1;
 }

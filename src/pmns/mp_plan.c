@@ -50,6 +50,27 @@ void mns_pmns_mp_plan_make(mp_plan *pl, int n, int base)
     pl->ctmp = 2 * (pl->nv + n + 8);
 }
 
+void mns_pmns_mp_plan_make_factors(mp_plan *pl, int n, const int *f, int levels)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->n = n;
+    int m = n, leaves = 1;
+    for (int l = 0; l < levels && l < MP_PLAN_MAX; l++) {
+        pl->f[pl->levels++] = f[l];
+        m /= f[l];
+        leaves *= f[l] == 2 ? 3 : 6;
+    }
+    pl->b = m;
+    pl->leaves = leaves;
+    pl->nv = leaves * m;
+    pl->nm = leaves * (2 * m - 1);
+    int t = 2 * n;
+    if (pl->nm + 8 > t)
+        t = pl->nm + 8;
+    pl->tmp = 2 * t + 16;
+    pl->ctmp = 2 * (pl->nv + n + 8);
+}
+
 double mns_pmns_mp_plan_vec_growth(const mp_plan *pl)
 {
     double g = 1;
