@@ -142,9 +142,6 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     mns_pmns_params_free(c->P);
     free(c->mseq);
     free(c->mpseq);
-    free(c->mseq_b);
-    free(c->rinit);
-    free(c->m0bias);
     free(c->mcol);
     free(c->mpcol);
     free(c->mfast);
@@ -450,10 +447,6 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         c->mul = mns_pmns_mp_mul_ifma;
         c->sqr = mns_pmns_mp_sqr_ifma;
         c->kernel = "ifma";
-    } else if ((mns_cpu_features() & MNS_CPU_BMI2) && mns_pmns_mp_bmi2_prepare(c, dtop)) {
-        c->mul = mns_pmns_mp_mul_bmi2; /* mulx leaves, same flow */
-        c->sqr = mns_pmns_mp_sqr_bmi2;
-        c->kernel = "bmi2";
     } else {
         c->mul = mns_pmns_mp_mul_generic;
         c->sqr = mns_pmns_mp_sqr_generic;

@@ -117,15 +117,6 @@ struct mns_pmns_mp_ctx {
     mp_mul_fn fast;
     mp_mul_fn fast_sqr; /* called with b == a */
 
-    /* BMI2 kernel (mp_generic_bmi2.c): M_j leaves stored as entry ^ 2^63;
-     * R's initial image (2s digits x nv: minus the bias 2^(k-1) (M_j 1) of
-     * the products T M_j, j >= 1); the same bias of T M_0, contracted (n);
-     * the exponent of the operands' top-digit bias */
-    uint64_t *mseq_b;
-    mp_i128 *rinit;
-    mp_i128 *m0bias;
-    int dbias;
-
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
     uint64_t *zero_z;   /* U52: the Z of sub */
     uint64_t *words;    /* set_words (mp_words.c): G = [2^wbits], P2 = [phi], tight */
@@ -139,48 +130,11 @@ struct mns_pmns_mp_ctx {
     size_t scratch;     /* words of per-call scratch of the kernel */
 };
 
-/* Leaves of the portable flow (mp_generic.c), one table entry per leaf size:
- * products of a Toeplitz leaf (t, 2b-1 entries from diagonal -(b-1)) by a
- * vector (b entries): ab: R += t v - x; fused: R += t1 v1 + t2 v2 - x;
- * fused2: R += 2 t1 v1 + t2 v2 - x (128-bit R); lo: out = t v mod 2^64; tq:
- * T = centre((t R) mod 2^k) + add, R read through its low words; div:
- * Rn += (Ri - y + t T - x) >> k (b = n, no split; y may be NULL). x and y
- * are the biased leaves' corrections (the flow computes them: 2^63 sum(v)
- * per vector, the bias of T M_0); the signed leaves get 0 and NULL. */
-typedef struct mp_leaves {
-    void (*ab)(mp_i128 *R, const uint64_t *t, const uint64_t *v, int b, mp_u128 x);
-    void (*fused)(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
-                  const uint64_t *v2, int b, mp_u128 x);
-    void (*fused2)(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
-                   const uint64_t *v2, int b, mp_u128 x);
-    void (*lo)(uint64_t *out, const uint64_t *t, const uint64_t *v, int b);
-    void (*tq)(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh, uint64_t add);
-    void (*div)(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, int b,
-                int k, mp_u128 x, const mp_i128 *y);
-} mp_leaves;
-
-/* The flow of Algorithm 3 shared by the portable kernels (mp_generic.c) for
- * leaves lf. biased (mp_generic_bmi2.c, unsigned products): the leaves take
- * matrices stored as entry ^ 2^63 (and remove 2^63 sum(v) themselves) and
- * non-negative vectors, so T enters as T + 2^(k-1), the operand's top digit
- * as digit + 2^dbias, and R starts from c->rinit. */
-void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b,
-                      int sqr, const mp_leaves *lf, int biased);
-
 /* Kernels: r <- A B phi^-1 (Alg. 3), tight, for loose a, b; r may alias. */
 void mns_pmns_mp_mul_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                              const uint64_t *b);
 void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_generic(const mns_pmns_mp_ctx *c);
-/* The same flow with mulx leaves (BMI2), unsigned products of biased
- * operands. prepare: 1 if the biased entries stay in range for this plan and
- * the tables are built (creation time), 0 otherwise (then: generic). */
-void mns_pmns_mp_mul_bmi2(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
-                          const uint64_t *b);
-void mns_pmns_mp_sqr_bmi2(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
-int mns_pmns_mp_bmi2_prepare(mns_pmns_mp_ctx *c, double dtop);
-/* the generic leaves (signed) for leaf size b */
-const mp_leaves *mns_pmns_mp_generic_leaves(int b);
 /* Generic kernel (mp_generic.c): 1 if it is exact on plan pl (entries fit
  * int64, every digit of R fits int128; dtop bounds the normalised operands'
  * top digit, md holds M's digits), its modelled cost in TSC ticks, and the

@@ -20,9 +20,7 @@
  * value is right mod 2^128; the creation checks bound the contracted (true)
  * values below 2^127, hence they are exact. Only the entries need the
  * splitting's growth accounted for (mns_pmns_mp_generic_plan_ok).
- *
- * The flow also serves the BMI2 leaves (mp_generic_bmi2.c), which multiply
- * unsigned biased operands; the biases are removed here (see mp_ctx.h).
+
  *
  * Leaves are compiled once per leaf size b <= MP_GEN_BMAX with every loop
  * unrolled; larger leaves run the same code with run-time loops. Constant
@@ -38,24 +36,29 @@
 
 /* ---- leaves ------------------------------------------------------------- */
 
-/* (hi:lo) += sum_c t[r - c] v[c] for one row r (t points at diagonal 0).
+/* a += sum_c t[r - c] v[c] for one row r (t points at diagonal 0), a the
+ * 128-bit sum as two words (passed by value: through pointers the compiler
+ * kept them in memory inside the leaves' loops).
  * One row at a time, with the 128-bit sum as two words added with carry:
  * GCC then emits the ideal load, imul, add, adc per product with both
  * operands read from memory; with several int128 rows in flight it spilled
  * (5 instructions per product). */
-static inline __attribute__((always_inline)) void
-row_mac(unsigned long long *plo, unsigned long long *phi, const uint64_t *t, const uint64_t *v,
-        int b, int r)
+typedef struct mp_acc {
+    unsigned long long lo, hi;
+} mp_acc;
+
+static inline __attribute__((always_inline)) mp_acc row_mac(mp_acc a, const uint64_t *t,
+                                                            const uint64_t *v, int b, int r)
 {
-    unsigned long long lo = *plo, hi = *phi;
+    unsigned long long lo = a.lo, hi = a.hi;
 #pragma GCC unroll 32
     for (int col = 0; col < b; col++) {
         mp_i128 p = (mp_i128)(int64_t)t[r - col] * (int64_t)v[col];
         unsigned char cf = _addcarry_u64(0, lo, (uint64_t)p, &lo);
         _addcarry_u64(cf, hi, (uint64_t)(p >> 64), &hi);
     }
-    *plo = lo;
-    *phi = hi;
+    a.lo = lo, a.hi = hi;
+    return a;
 }
 
 static inline mp_i128 mk128(unsigned long long lo, unsigned long long hi)
@@ -82,16 +85,16 @@ leaf_add(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
     t2 += two ? b - 1 : 0;
 #pragma GCC unroll 32
     for (int r = 0; r < b; r++) {
-        unsigned long long lo = 0, hi = 0;
-        row_mac(&lo, &hi, t1, v1, b, r);
+        mp_acc a = {0, 0};
+        a = row_mac(a, t1, v1, b, r);
         if (dbl == 2) {
-            mp_u128 d = ((mp_u128)hi << 64 | lo) << 1;
-            lo = (uint64_t)d;
-            hi = (uint64_t)(d >> 64);
+            mp_u128 d = ((mp_u128)a.hi << 64 | a.lo) << 1;
+            a.lo = (uint64_t)d;
+            a.hi = (uint64_t)(d >> 64);
         }
         if (two)
-            row_mac(&lo, &hi, t2, v2, b, r);
-        R[r] += mk128(lo, hi);
+            a = row_mac(a, t2, v2, b, r);
+        R[r] += mk128(a.lo, a.hi);
     }
 }
 
@@ -117,13 +120,12 @@ leaf_lo(uint64_t *out, const uint64_t *t, const uint64_t *v, int b)
     MP_LEAF_LO(out, t, v, b, v, MP_RAW);
 }
 
-/* T[r] = ((R M'_0)[r] mod 2^k), centred in [-2^(k-1), 2^(k-1)), plus add
- * (the biased kernels' 2^(k-1)): unsplit, R read through the low words of
- * its 128-bit coefficients */
+/* T[r] = ((R M'_0)[r] mod 2^k), centred in [-2^(k-1), 2^(k-1)): unsplit, R
+ * read through the low words of its 128-bit coefficients */
 static inline __attribute__((always_inline)) void
-leaf_t(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh, uint64_t add)
+leaf_t(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh)
 {
-#define MP_CENTRE(x) ((uint64_t)((int64_t)((x) << sh) >> sh) + add)
+#define MP_CENTRE(x) ((uint64_t)((int64_t)((x) << sh) >> sh))
     MP_LEAF_LO(T, t, R, b, R, MP_CENTRE);
 #undef MP_CENTRE
 }
@@ -135,59 +137,92 @@ leaf_div(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, 
     const uint64_t *t = m0 + (b - 1);
 #pragma GCC unroll 32
     for (int r = 0; r < b; r++) {
-        unsigned long long lo = 0, hi = 0;
-        row_mac(&lo, &hi, t, T, b, r);
-        Rn[r] += sar128(Ri[r] + mk128(lo, hi), k);
+        mp_acc a = {0, 0};
+        a = row_mac(a, t, T, b, r);
+        Rn[r] += sar128(Ri[r] + mk128(a.lo, a.hi), k);
     }
 }
 
-/* The leaves of one size (mp_leaves, mp_ctx.h), compiled apart (noinline)
- * so that each gets the whole register file: inlined into the flow, the
- * compiler spilled the 128-bit accumulators (3 moves per product). The
- * signed leaves take no bias: x and y are 0 and NULL. */
+/* The leaves of one size b, compiled apart (noinline) so that each gets the
+ * whole register file (inlined into the flow, the compiler spilled the
+ * 128-bit accumulators: 3 moves per product; inside a loop over the leaves
+ * it kept the two words of a row's sum in memory, so a product leaf is
+ * called once per leaf). Each entry runs the L leaves of a product: leaf l
+ * has its Toeplitz entries at t + l ms (2b-1 from diagonal -(b-1)), its
+ * vector at v + l b and its outputs at R + l b.
+ *   ab:    R_l += t_l v_l
+ *   fused: R_l += dbl t1_l v1_l + t2_l v2_l      (dbl 1 or 2)
+ *   lo:    out_l = t_l v_l mod 2^64
+ *   tq:    T = centre((t R) mod 2^k), R read through its low words (b = n)
+ *   div:   Rn += (Ri + t T) >> k                  (b = n, no split) */
+typedef struct mp_leaves {
+    void (*ab)(mp_i128 *R, const uint64_t *t, size_t ms, const uint64_t *v, int b, int L);
+    void (*fused)(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
+                  const uint64_t *v2, size_t ms, int b, int L, int dbl);
+    void (*lo)(uint64_t *out, const uint64_t *t, size_t ms, const uint64_t *v, int b, int L);
+    void (*tq)(uint64_t *T, const uint64_t *t, const mp_i128 *R, int b, int sh);
+    void (*div)(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, int b,
+                int k);
+} mp_leaves;
+
 #define MP_GEN_BMAX 16
 #define MP_GEN_CASES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
     X(14) X(15) X(16)
 
 #define MP_LEAF_INST(NAME, B)                                                                   \
-    static __attribute__((noinline)) void ab_##NAME(mp_i128 *R, const uint64_t *t,               \
-                                                   const uint64_t *v, int b, mp_u128 x)         \
+    static __attribute__((noinline)) void ab1_##NAME(mp_i128 *R, const uint64_t *t,              \
+                                                    const uint64_t *v, int b)                   \
     {                                                                                           \
-        (void)b, (void)x;                                                                       \
+        (void)b;                                                                                \
         leaf_add(R, t, v, t, v, B, 1, 0);                                                       \
     }                                                                                           \
-    static __attribute__((noinline)) void fused_##NAME(mp_i128 *R, const uint64_t *t1,           \
-                                                      const uint64_t *v1, const uint64_t *t2,   \
-                                                      const uint64_t *v2, int b, mp_u128 x)     \
+    static __attribute__((noinline)) void f1_##NAME(mp_i128 *R, const uint64_t *t1,              \
+                                                   const uint64_t *v1, const uint64_t *t2,      \
+                                                   const uint64_t *v2, int b)                   \
     {                                                                                           \
-        (void)b, (void)x;                                                                       \
+        (void)b;                                                                                \
         leaf_add(R, t1, v1, t2, v2, B, 1, 1);                                                   \
     }                                                                                           \
-    static __attribute__((noinline)) void fused2_##NAME(mp_i128 *R, const uint64_t *t1,          \
-                                                       const uint64_t *v1, const uint64_t *t2,  \
-                                                       const uint64_t *v2, int b, mp_u128 x)    \
+    static __attribute__((noinline)) void f2_##NAME(mp_i128 *R, const uint64_t *t1,              \
+                                                   const uint64_t *v1, const uint64_t *t2,      \
+                                                   const uint64_t *v2, int b)                   \
     {                                                                                           \
-        (void)b, (void)x;                                                                       \
+        (void)b;                                                                                \
         leaf_add(R, t1, v1, t2, v2, B, 2, 1);                                                   \
     }                                                                                           \
-    static __attribute__((noinline)) void lo_##NAME(uint64_t *out, const uint64_t *t,            \
-                                                   const uint64_t *v, int b)                    \
+    static void ab_##NAME(mp_i128 *R, const uint64_t *t, size_t ms, const uint64_t *v, int b,    \
+                          int L)                                                                \
+    {                                                                                           \
+        for (int l = 0; l < L; l++)                                                             \
+            ab1_##NAME(R + (size_t)l * b, t + l * ms, v + (size_t)l * b, b);                    \
+    }                                                                                           \
+    static void fused_##NAME(mp_i128 *R, const uint64_t *t1, const uint64_t *v1,                 \
+                             const uint64_t *t2, const uint64_t *v2, size_t ms, int b, int L,   \
+                             int dbl)                                                           \
+    {                                                                                           \
+        for (int l = 0; l < L; l++)                                                             \
+            (dbl == 2 ? f2_##NAME : f1_##NAME)(R + (size_t)l * b, t1 + l * ms,                  \
+                                               v1 + (size_t)l * b, t2 + l * ms,                 \
+                                               v2 + (size_t)l * b, b);                          \
+    }                                                                                           \
+    static __attribute__((noinline)) void lo_##NAME(uint64_t *out, const uint64_t *t, size_t ms, \
+                                                   const uint64_t *v, int b, int L)             \
     {                                                                                           \
         (void)b;                                                                                \
-        leaf_lo(out, t, v, B);                                                                  \
+        for (int l = 0; l < L; l++)                                                             \
+            leaf_lo(out + (size_t)l * B, t + l * ms, v + (size_t)l * B, B);                     \
     }                                                                                           \
     static __attribute__((noinline)) void tq_##NAME(uint64_t *T, const uint64_t *t,              \
-                                                   const mp_i128 *R, int b, int sh,             \
-                                                   uint64_t add)                                \
+                                                   const mp_i128 *R, int b, int sh)             \
     {                                                                                           \
         (void)b;                                                                                \
-        leaf_t(T, t, R, B, sh, add);                                                            \
+        leaf_t(T, t, R, B, sh);                                                                 \
     }                                                                                           \
     static __attribute__((noinline)) void div_##NAME(mp_i128 *Rn, const mp_i128 *Ri,             \
                                                     const uint64_t *m0, const uint64_t *T,      \
-                                                    int b, int k, mp_u128 x, const mp_i128 *y)  \
+                                                    int b, int k)                               \
     {                                                                                           \
-        (void)b, (void)x, (void)y;                                                              \
+        (void)b;                                                                                \
         leaf_div(Rn, Ri, m0, T, B, k);                                                          \
     }
 #define MP_LEAF_FIXED(B) MP_LEAF_INST(b##B, B)
@@ -197,39 +232,32 @@ MP_LEAF_INST(any, b)
 #undef MP_LEAF_INST
 
 static const mp_leaves leaves_tab[MP_GEN_BMAX + 2] = {
-#define MP_ENTRY(B) [B] = {ab_b##B, fused_b##B, fused2_b##B, lo_b##B, tq_b##B, div_b##B},
+#define MP_ENTRY(B) [B] = {ab_b##B, fused_b##B, lo_b##B, tq_b##B, div_b##B},
     MP_GEN_CASES(MP_ENTRY)
 #undef MP_ENTRY
-    [MP_GEN_BMAX + 1] = {ab_any, fused_any, fused2_any, lo_any, tq_any, div_any},
+    [MP_GEN_BMAX + 1] = {ab_any, fused_any, lo_any, tq_any, div_any},
 };
-
-const mp_leaves *mns_pmns_mp_generic_leaves(int b)
-{
-    return &leaves_tab[b <= MP_GEN_BMAX ? b : MP_GEN_BMAX + 1];
-}
 
 /* ---- the flow ------------------------------------------------------------ */
 
 typedef struct mp_lay {
-    size_t na, nb, cy, aseq, bv, sb, st, r, carry, x, corr, tx, tout, t, tv, etmp, ctmp, total;
+    size_t na, nb, cy, aseq, bv, r, carry, x, ctmp, tx, tout, t, tv, etmp, total;
 } mp_lay;
 
 static void layout(const mns_pmns_mp_ctx *c, mp_lay *L)
 {
     const mp_plan *pl = &c->plan;
-    size_t s = (size_t)c->s, n = (size_t)c->n, nv = (size_t)pl->nv, o = 0;
+    size_t s = (size_t)c->s, n = (size_t)c->n, nv = (size_t)pl->nv, Lv = (size_t)pl->leaves;
+    size_t o = 0;
     L->na = o, o += s * n + 8;
     L->nb = o, o += s * n + 8;
     L->cy = o, o += n + 8;
-    L->aseq = o, o += s * (size_t)pl->leaves * c->mstride + 16;
+    L->aseq = o, o += s * Lv * c->mstride + 16;
     L->bv = o, o += s * nv + 8;
     o = (o + 1) & ~(size_t)1; /* 16-byte alignment for the 128-bit words */
-    L->sb = o, o += 2 * s * (size_t)pl->leaves;
-    L->st = o, o += 2 * (size_t)pl->leaves;
     L->r = o, o += 2 * (2 * s) * nv;
     L->carry = o, o += 2 * n;
     L->x = o, o += 2 * n;
-    L->corr = o, o += 2 * s * n;
     L->ctmp = o, o += 2 * (size_t)pl->ctmp;
     L->tx = o, o += nv + 8;
     L->tout = o, o += nv + 8;
@@ -252,9 +280,12 @@ static void normalise(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
 {
     const int n = c->n, s = c->s, k = c->k;
     const uint64_t mask = c->kmask;
-    for (int i = 0; i < n; i++)
-        cy[i] = 0;
-    for (int j = 0; j < s - 1; j++)
+    for (int i = 0; i < n; i++) {
+        int64_t x = (int64_t)a[i];
+        r[i] = (uint64_t)x & mask;
+        cy[i] = x >> k;
+    }
+    for (int j = 1; j < s - 1; j++)
         for (int i = 0; i < n; i++) {
             int64_t x = (int64_t)a[(size_t)j * n + i] + cy[i];
             r[(size_t)j * n + i] = (uint64_t)x & mask;
@@ -264,50 +295,68 @@ static void normalise(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
         r[(size_t)(s - 1) * n + i] = a[(size_t)(s - 1) * n + i] + (uint64_t)cy[i];
 }
 
-/* the Toeplitz sequence of v mod X^n - lambda (mns_pmns_mp_toeplitz_seq),
- * every entry ^ flip (the biased leaves' matrix storage) */
-static void toeplitz_flip(uint64_t *t, const uint64_t *v, int n, long lambda, uint64_t flip)
+/* The linear maps of the splitting: one level written out (the common plans),
+ * deeper ones through mp_plan.c. Leaf order as in mp_plan.c. */
+static void vexp(const mp_plan *pl, const uint64_t *v, uint64_t *o, uint64_t *tmp)
 {
-    for (int d = 0; d < n; d++)
-        t[n - 1 + d] = v[d] ^ flip;
-    for (int d = 1; d < n; d++)
-        t[n - 1 - d] = (v[n - d] * (uint64_t)lambda) ^ flip;
-}
-
-static mp_u128 vsum(const uint64_t *v, int b)
-{
-    mp_u128 s = 0;
-    for (int q = 0; q < b; q++)
-        s += v[q];
-    return s;
-}
-
-/* R[r] -= D rowsum(Toeplitz(a))[r], D = 2^e: rowsum = sum_(m <= r) a_m +
- * lambda sum_(m > r) a_m, the product of a mod E by the all-ones polynomial
- * (r to r+1 adds (1 - lambda) a_(r+1)). D (1 - lambda) fits int64 (checked
- * at creation: e + log2 |1 - lambda| < 62), so a step is one imul. */
-static void sub_rowsum(mp_i128 *R, const uint64_t *a, int n, long lambda, int e)
-{
-    mp_i128 tot = 0;
-    for (int m = 0; m < n; m++)
-        tot += (int64_t)a[m];
-    mp_i128 row = ((int64_t)a[0] + (mp_i128)lambda * (tot - (int64_t)a[0])) << e;
-    const int64_t step = (int64_t)(1 - lambda) << e;
-    R[0] -= row;
-    for (int q = 1; q < n; q++) {
-        row += (mp_i128)step * (int64_t)a[q];
-        R[q] -= row;
+    if (pl->levels != 1) {
+        mns_pmns_mp_expand_vec(pl, v, o, tmp);
+        return;
     }
+    const int h = pl->b;
+    if (pl->f[0] == 2)
+        for (int i = 0; i < h; i++) {
+            uint64_t v0 = v[i], v1 = v[h + i];
+            o[i] = v0 + v1, o[h + i] = v1, o[2 * h + i] = v0;
+        }
+    else
+        for (int i = 0; i < h; i++) {
+            uint64_t v0 = v[i], v1 = v[h + i], v2 = v[2 * h + i];
+            o[i] = v0 + v1 + v2, o[h + i] = v1 + v2, o[2 * h + i] = v0 + v1;
+            o[3 * h + i] = v2, o[4 * h + i] = v0, o[5 * h + i] = v1;
+        }
+}
+
+#define MP_CONTRACT1(o, in, h, f)                                                               \
+    do {                                                                                        \
+        if ((f) == 2)                                                                           \
+            for (int i = 0; i < (h); i++) {                                                     \
+                o[i] = in[i] + in[(h) + i];                                                     \
+                o[(h) + i] = in[i] + in[2 * (h) + i];                                           \
+            }                                                                                   \
+        else                                                                                    \
+            for (int i = 0; i < (h); i++) {                                                     \
+                o[i] = in[i] + in[(h) + i] + in[3 * (h) + i];                                   \
+                o[(h) + i] = in[i] + in[(h) + i] + in[2 * (h) + i] - in[5 * (h) + i];           \
+                o[2 * (h) + i] = in[i] + in[2 * (h) + i] + in[4 * (h) + i];                     \
+            }                                                                                   \
+    } while (0)
+
+static void cont128(const mp_plan *pl, const mp_i128 *in, mp_i128 *o, mp_u128 *tmp)
+{
+    if (pl->levels == 1)
+        MP_CONTRACT1(o, in, pl->b, pl->f[0]);
+    else
+        mns_pmns_mp_contract_u128(pl, (const mp_u128 *)in, pl->b, (mp_u128 *)o, tmp);
+}
+
+static void cont64(const mp_plan *pl, const uint64_t *in, uint64_t *o, uint64_t *tmp)
+{
+    if (pl->levels == 1)
+        MP_CONTRACT1(o, in, pl->b, pl->f[0]);
+    else
+        mns_pmns_mp_contract_u64(pl, in, pl->b, o, tmp);
 }
 
 /* Algorithm 3 (sqr: b == a, squaring schedule) for the leaves lf. */
-void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
-                      int sqr, const mp_leaves *lf, int biased)
+static void flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
+                 int sqr)
 {
     const mp_plan *pl = &c->plan;
     const int B = pl->b;
+    const mp_leaves *lf = &leaves_tab[B <= MP_GEN_BMAX ? B : MP_GEN_BMAX + 1];
     const int n = c->n, s = c->s, k = c->k, Lv = pl->leaves, nv = pl->nv, split = pl->levels > 0;
-    const size_t ms = (size_t)c->mstride;
+    const size_t ms = (size_t)c->mstride, mstep = (size_t)Lv * ms; /* one digit's matrices */
     mp_scratch tmp;
     mp_lay L;
     layout(c, &L);
@@ -318,128 +367,75 @@ void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
     }
     if (((uintptr_t)w & 15) != 0)
         w += 1;
-    uint64_t *na = w + L.na, *nb = w + L.nb;
+    uint64_t *na = w + L.na, *nb = sqr ? na : w + L.nb;
     uint64_t *aseq = w + L.aseq, *bv = w + L.bv, *etmp = w + L.etmp;
     mp_i128 *R = (mp_i128 *)(w + L.r), *carry = (mp_i128 *)(w + L.carry);
-    mp_i128 *X = (mp_i128 *)(w + L.x), *corr = (mp_i128 *)(w + L.corr);
-    mp_u128 *ct = (mp_u128 *)(w + L.ctmp), *SB = (mp_u128 *)(w + L.sb);
-    mp_u128 *ST = (mp_u128 *)(w + L.st);
+    mp_i128 *X = (mp_i128 *)(w + L.x);
+    mp_u128 *ct = (mp_u128 *)(w + L.ctmp);
     uint64_t *tx = w + L.tx, *tout = w + L.tout, *T = w + L.t, *tv = w + L.tv;
     const int sh = 64 - k;
-    const uint64_t *mseq = biased ? c->mseq_b : c->mseq;
-    const uint64_t tadd = biased ? (uint64_t)1 << (k - 1) : 0, flip = biased ? (uint64_t)1 << 63 : 0;
-    const int e = c->dbias;
 
     normalise(c, na, a, (int64_t *)(w + L.cy));
     if (!sqr)
         normalise(c, nb, bb, (int64_t *)(w + L.cy));
-    else
-        memcpy(nb, na, (size_t)s * n * sizeof *nb);
-    /* A_j as (expanded) Toeplitz matrices */
+    /* A_j as (expanded) Toeplitz matrices, B_i as (expanded) vectors */
     for (int j = 0; j < s; j++) {
-        uint64_t *seq = aseq + (size_t)j * Lv * ms;
+        uint64_t *seq = aseq + (size_t)j * mstep;
         if (split) {
             mns_pmns_mp_toeplitz_seq(tx, na + (size_t)j * n, n, c->lambda);
             mns_pmns_mp_expand_mat(pl, tx, seq, (int)ms, etmp);
-            if (biased)
-                for (int l = 0; l < Lv; l++)
-                    for (int q = 0; q < 2 * B - 1; q++)
-                        seq[(size_t)l * ms + q] ^= flip;
         } else
-            toeplitz_flip(seq, na + (size_t)j * n, n, c->lambda, flip);
+            mns_pmns_mp_toeplitz_seq(seq, na + (size_t)j * n, n, c->lambda);
     }
-    /* biased: the top digit of the vector operand (B_(s-1), or A_(s-1) for
-     * the squaring) enters as digit + D; the products A_j (B_(s-1) + D) carry
-     * D rowsum(A_j) into R_(s-1+j). The squaring meets it once: j = s-1. */
-    const int j0 = sqr ? s - 1 : 0;
-    if (biased) {
-        uint64_t *top = nb + (size_t)(s - 1) * n;
-        for (int q = 0; q < n; q++)
-            top[q] += (uint64_t)1 << e;
-    }
+    const uint64_t *vbase = nb;
+    size_t vstep = (size_t)n;
     if (split) {
-        for (int i = 0; i < s; i++) {
-            mns_pmns_mp_expand_vec(pl, nb + (size_t)i * n, bv + (size_t)i * nv, etmp);
-            if (biased)
-                for (int l = 0; l < Lv; l++)
-                    SB[(size_t)i * Lv + l] = vsum(bv + (size_t)i * nv + (size_t)l * B, B) << 63;
-        }
-        memset(carry, 0, (size_t)n * sizeof *carry);
-        if (biased) /* minus D rowsum(A_j), added to the contracted digits */
-            for (int j = j0; j < s; j++) {
-                memset(corr + (size_t)j * n, 0, (size_t)n * sizeof *corr);
-                sub_rowsum(corr + (size_t)j * n, na + (size_t)j * n, n, c->lambda, e);
-            }
-    } else if (biased)
         for (int i = 0; i < s; i++)
-            SB[i] = vsum(nb + (size_t)i * n, n) << 63;
-    if (biased)
-        memcpy(R, c->rinit, (size_t)(2 * s) * nv * sizeof *R);
-    else
-        memset(R, 0, (size_t)(2 * s) * nv * sizeof *R);
-    if (biased && !split)
-        for (int j = j0; j < s; j++)
-            sub_rowsum(R + (size_t)(s - 1 + j) * nv, na + (size_t)j * n, n, c->lambda, e);
+            vexp(pl, nb + (size_t)i * n, bv + (size_t)i * nv, etmp);
+        vbase = bv, vstep = (size_t)nv;
+        memset(carry, 0, (size_t)n * sizeof *carry);
+    }
+    memset(R, 0, (size_t)(2 * s) * nv * sizeof *R);
 
     for (int i = 0; i < s; i++) {
         mp_i128 *Ri = R + (size_t)i * nv;
-        const uint64_t *vb = split ? bv + (size_t)i * nv : nb + (size_t)i * n;
+        const uint64_t *vb = vbase + (size_t)i * vstep;
         const uint64_t *vt = split ? tv : T;
-        const mp_u128 *sb = SB + (size_t)i * Lv;
+        /* R_i += A_0 B_i (squaring: only at i = 0, A_0 A_0) */
+        if (!sqr || i == 0)
+            lf->ab(Ri, aseq, ms, vb, B, Lv);
         if (!split) {
-            const mp_u128 xb = biased ? sb[0] : 0;
-            if (!sqr || i == 0)
-                lf->ab(Ri, aseq, vb, B, xb);
-            lf->tq(T, c->mpseq, Ri, B, sh, tadd);
-            ST[0] = biased ? vsum(T, n) << 63 : 0;
-            lf->div(Ri + nv, Ri, mseq, T, B, k, ST[0], biased ? c->m0bias : NULL);
+            /* T = R_i M'_0 mod 2^k, centred in [-2^(k-1), 2^(k-1)); R_i + T M_0
+             * is divisible by 2^k: the exact division is a shift, its result
+             * the carry into R_(i+1) */
+            lf->tq(T, c->mpseq, Ri, B, sh);
+            lf->div(Ri + nv, Ri, c->mseq, T, B, k);
         } else {
-            /* the top-digit correction of R_i (i = s-1 only), contracted form */
-            const mp_i128 *ci = biased && i == s - 1 && !sqr ? corr : NULL;
-            /* R_i += A_0 B_i (squaring: only at i = 0, A_0 A_0) */
-            if (!sqr || i == 0)
-                for (int l = 0; l < Lv; l++)
-                    lf->ab(Ri + (size_t)l * B, aseq + (size_t)l * ms, vb + (size_t)l * B, B,
-                           biased ? sb[l] : 0);
-            /* X = R_i + carry; T = X M'_0 mod 2^k, centred in [-2^(k-1), 2^(k-1)) */
-            mns_pmns_mp_contract_u128(pl, (const mp_u128 *)Ri, B, (mp_u128 *)X, ct);
+            /* X = R_i + carry; only its low words make T */
+            cont128(pl, Ri, X, ct);
             for (int q = 0; q < n; q++)
-                T[q] = (uint64_t)(X[q] + carry[q] + (ci ? ci[q] : 0));
-            mns_pmns_mp_expand_vec(pl, T, tx, etmp);
-            for (int l = 0; l < Lv; l++)
-                lf->lo(tout + (size_t)l * B, c->mpseq + (size_t)l * ms, tx + (size_t)l * B, B);
-            mns_pmns_mp_contract_u64(pl, tout, B, T, (uint64_t *)ct);
+                T[q] = (uint64_t)X[q] + (uint64_t)carry[q];
+            vexp(pl, T, tx, etmp);
+            lf->lo(tout, c->mpseq, ms, tx, B, Lv);
+            cont64(pl, tout, T, (uint64_t *)ct);
             for (int q = 0; q < n; q++)
-                T[q] = (uint64_t)((int64_t)(T[q] << sh) >> sh) + tadd;
-            mns_pmns_mp_expand_vec(pl, T, tv, etmp);
-            for (int l = 0; l < Lv; l++)
-                ST[l] = biased ? vsum(tv + (size_t)l * B, B) << 63 : 0;
-            /* R_i + T M_0 is divisible by 2^k: the exact division is a shift */
-            for (int l = 0; l < Lv; l++)
-                lf->ab(Ri + (size_t)l * B, mseq + (size_t)l * ms, tv + (size_t)l * B, B, ST[l]);
-            mns_pmns_mp_contract_u128(pl, (const mp_u128 *)Ri, B, (mp_u128 *)X, ct);
+                T[q] = (uint64_t)((int64_t)(T[q] << sh) >> sh);
+            vexp(pl, T, tv, etmp);
+            lf->ab(Ri, c->mseq, ms, tv, B, Lv);
+            cont128(pl, Ri, X, ct);
             for (int q = 0; q < n; q++)
-                carry[q] = sar128(X[q] + carry[q] + (ci ? ci[q] : 0) - (biased ? c->m0bias[q] : 0),
-                                  k);
+                carry[q] = sar128(X[q] + carry[q], k);
         }
         /* R_(i+j) += A_j B_i + T M_j (squaring: A_j A_i for j >= i, doubled
          * for j > i) */
         for (int j = 1; j < s; j++) {
             const int mode = !sqr ? 1 : (j < i ? 0 : (j == i ? 1 : 2));
             mp_i128 *Rd = R + (size_t)(i + j) * nv;
-            const uint64_t *sa = aseq + (size_t)j * Lv * ms, *sm = mseq + (size_t)j * Lv * ms;
-            for (int l = 0; l < Lv; l++) {
-                mp_i128 *Rl = Rd + (size_t)l * B;
-                const uint64_t *ta = sa + (size_t)l * ms, *tm = sm + (size_t)l * ms;
-                const mp_u128 xb = biased ? sb[l] : 0, xt = ST[l];
-                if (mode == 1)
-                    lf->fused(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B, xb + xt);
-                else if (mode == 2)
-                    lf->fused2(Rl, ta, vb + (size_t)l * B, tm, vt + (size_t)l * B, B,
-                               2 * xb + xt);
-                else
-                    lf->ab(Rl, tm, vt + (size_t)l * B, B, xt);
-            }
+            const uint64_t *sa = aseq + (size_t)j * mstep, *sm = c->mseq + (size_t)j * mstep;
+            if (mode)
+                lf->fused(Rd, sa, vb, sm, vt, ms, B, Lv, mode);
+            else
+                lf->ab(Rd, sm, ms, vt, B, Lv);
         }
     }
     /* lines 15-18: the digits R_s .. R_(2s-1) plus the carries, normalised
@@ -447,11 +443,9 @@ void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
     const mp_i128 *Z = R + (size_t)s * nv;
     if (split) {
         for (int j = 0; j < s - 1; j++) {
-            mns_pmns_mp_contract_u128(pl, (const mp_u128 *)(R + (size_t)(s + j) * nv), B,
-                                      (mp_u128 *)X, ct);
-            const mp_i128 *cj = biased && j + 1 >= j0 ? corr + (size_t)(j + 1) * n : NULL;
+            cont128(pl, R + (size_t)(s + j) * nv, X, ct);
             for (int q = 0; q < n; q++) {
-                mp_i128 y = X[q] + carry[q] + (cj ? cj[q] : 0);
+                mp_i128 y = X[q] + carry[q];
                 r[(size_t)j * n + q] = (uint64_t)y & c->kmask;
                 carry[q] = sar128(y, k);
             }
@@ -474,12 +468,12 @@ void mns_pmns_mp_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
 void mns_pmns_mp_mul_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                              const uint64_t *b)
 {
-    mns_pmns_mp_flow(c, r, a, b, 0, mns_pmns_mp_generic_leaves(c->plan.b), 0);
+    flow(c, r, a, b, 0);
 }
 
 void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
 {
-    mns_pmns_mp_flow(c, r, a, a, 1, mns_pmns_mp_generic_leaves(c->plan.b), 0);
+    flow(c, r, a, a, 1);
 }
 
 /* ---- plan choice: the bounds and the cost of this kernel ------------------- */
