@@ -480,6 +480,15 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (base == 0 && ifma)
         base = MP_BASE_IFMA; /* generic: 0 lets its cost model choose the plan */
 
+    if (!ifma && s == 0 && n == 0) {
+        /* the generic kernel's default (n, s): its cost model's candidates
+         * in order, each generated with its (n, s); the generator's
+         * automatic choice below if none passes */
+        int cn[4], cs[4], nc = mns_pmns_mp_generic_candidates(mpz_sizeinbase(p, 2), cn, cs, 4);
+        for (int q = 0; q < nc; q++)
+            if (mns_pmns_mp_new_var(out, p, word, cs[q], cn[q], delta, base, kernel) == MNS_OK)
+                return MNS_OK;
+    }
     /* the generator's delta: ours covers what add/sub/reduce produce; a set
      * whose phi leaves no room for it is regenerated with a larger one */
     int dgen = word == MNS_PMNS_WORD_U52 ? 2 * delta : delta;

@@ -144,6 +144,9 @@ int mns_pmns_mp_generic_plan_ok(const mns_pmns_mp_ctx *c, const mp_plan *pl, con
                                 double dtop);
 double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl);
 int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, double dtop, int base);
+/* the default (n, s) of the generic kernel for a p of bits bits: up to max
+ * candidates, the cheapest by its cost model first; returns how many */
+int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max);
 void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);

@@ -143,6 +143,36 @@ leaf_div(mp_i128 *Rn, const mp_i128 *Ri, const uint64_t *m0, const uint64_t *T, 
     }
 }
 
+/* Small leaves (b <= 4), all L of a product in one loop: a row's sum is a
+ * plain __int128 (few rows, no spill: 5-6 instructions per product with the
+ * loop), where per-leaf calls would cost more than the leaf itself. */
+static inline __attribute__((always_inline)) void
+small_leaves(mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,
+             const uint64_t *v2, size_t ms, int b, int L, int dbl, int two)
+{
+    for (int l = 0; l < L; l++) {
+        const int64_t *a1 = (const int64_t *)(t1 + l * ms + b - 1);
+        const int64_t *x1 = (const int64_t *)(v1 + (size_t)l * b);
+        const int64_t *a2 = (const int64_t *)(t2 + l * ms + b - 1);
+        const int64_t *x2 = (const int64_t *)(v2 + (size_t)l * b);
+        mp_i128 *Rl = R + (size_t)l * b;
+#pragma GCC unroll 4
+        for (int r = 0; r < b; r++) {
+            mp_i128 acc = 0;
+#pragma GCC unroll 4
+            for (int c = 0; c < b; c++)
+                acc += (mp_i128)a1[r - c] * x1[c];
+            if (dbl == 2)
+                acc += acc;
+            if (two)
+#pragma GCC unroll 4
+                for (int c = 0; c < b; c++)
+                    acc += (mp_i128)a2[r - c] * x2[c];
+            Rl[r] += acc;
+        }
+    }
+}
+
 /* The leaves of one size b, compiled apart (noinline) so that each gets the
  * whole register file (inlined into the flow, the compiler spilled the
  * 128-bit accumulators: 3 moves per product; inside a loop over the leaves
@@ -190,16 +220,27 @@ typedef struct mp_leaves {
         (void)b;                                                                                \
         leaf_add(R, t1, v1, t2, v2, B, 2, 1);                                                   \
     }                                                                                           \
-    static void ab_##NAME(mp_i128 *R, const uint64_t *t, size_t ms, const uint64_t *v, int b,    \
-                          int L)                                                                \
+    static __attribute__((noinline)) void ab_##NAME(mp_i128 *R, const uint64_t *t, size_t ms,    \
+                                                   const uint64_t *v, int b, int L)             \
     {                                                                                           \
+        if (B <= 4) {                                                                           \
+            small_leaves(R, t, v, t, v, ms, B, L, 1, 0);                                        \
+            return;                                                                             \
+        }                                                                                       \
         for (int l = 0; l < L; l++)                                                             \
             ab1_##NAME(R + (size_t)l * b, t + l * ms, v + (size_t)l * b, b);                    \
     }                                                                                           \
-    static void fused_##NAME(mp_i128 *R, const uint64_t *t1, const uint64_t *v1,                 \
-                             const uint64_t *t2, const uint64_t *v2, size_t ms, int b, int L,   \
-                             int dbl)                                                           \
+    static __attribute__((noinline)) void fused_##NAME(                                          \
+        mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,                 \
+        const uint64_t *v2, size_t ms, int b, int L, int dbl)                                   \
     {                                                                                           \
+        if (B <= 4) {                                                                           \
+            if (dbl == 2)                                                                       \
+                small_leaves(R, t1, v1, t2, v2, ms, B, L, 2, 1);                                \
+            else                                                                                \
+                small_leaves(R, t1, v1, t2, v2, ms, B, L, 1, 1);                                \
+            return;                                                                             \
+        }                                                                                       \
         for (int l = 0; l < L; l++)                                                             \
             (dbl == 2 ? f2_##NAME : f1_##NAME)(R + (size_t)l * b, t1 + l * ms,                  \
                                                v1 + (size_t)l * b, t2 + l * ms,                 \
@@ -317,6 +358,30 @@ static void vexp(const mp_plan *pl, const uint64_t *v, uint64_t *o, uint64_t *tm
         }
 }
 
+/* the matrix of sequence t (2n-1 entries, t[d + n - 1]) into its leaves, at
+ * stride ms (mns_pmns_mp_expand_mat) */
+static void mexp(const mp_plan *pl, const uint64_t *t, uint64_t *o, size_t ms, uint64_t *tmp)
+{
+    if (pl->levels != 1) {
+        mns_pmns_mp_expand_mat(pl, t, o, (int)ms, tmp);
+        return;
+    }
+    const int h = pl->b, n = pl->n;
+    const uint64_t *x = t + (n - 1) - (h - 1); /* x[i] = t[i - (h-1)] */
+    if (pl->f[0] == 2)
+        for (int i = 0; i < 2 * h - 1; i++) {
+            uint64_t u0 = x[i];
+            o[i] = u0, o[ms + i] = x[i - h] - u0, o[2 * ms + i] = x[i + h] - u0;
+        }
+    else
+        for (int i = 0; i < 2 * h - 1; i++) {
+            uint64_t u0 = x[i], um1 = x[i - h], up1 = x[i + h];
+            o[i] = u0, o[ms + i] = um1 - u0, o[2 * ms + i] = up1 - u0;
+            o[3 * ms + i] = x[i - 2 * h] - um1, o[4 * ms + i] = x[i + 2 * h] - up1;
+            o[5 * ms + i] = up1 + um1 - 2 * u0;
+        }
+}
+
 #define MP_CONTRACT1(o, in, h, f)                                                               \
     do {                                                                                        \
         if ((f) == 2)                                                                           \
@@ -383,7 +448,7 @@ static void flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const
         uint64_t *seq = aseq + (size_t)j * mstep;
         if (split) {
             mns_pmns_mp_toeplitz_seq(tx, na + (size_t)j * n, n, c->lambda);
-            mns_pmns_mp_expand_mat(pl, tx, seq, (int)ms, etmp);
+            mexp(pl, tx, seq, ms, etmp);
         } else
             mns_pmns_mp_toeplitz_seq(seq, na + (size_t)j * n, n, c->lambda);
     }
@@ -478,12 +543,21 @@ void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64
 
 /* ---- plan choice: the bounds and the cost of this kernel ------------------- */
 
-/* cost model coefficients, TSC ticks (calibration: docs/pmns-mp.md) */
-#define MP_COST_FULL 0.82
-#define MP_COST_LOW 0.55
-#define MP_COST_LIN 1.0
-#define MP_COST_COEF 4.0
-#define MP_COST_FIXED 100.0
+/* Cost model of this kernel, TSC ticks per multiplication, fitted (least
+ * squares on relative error) to 80 timings of every 2/3 plan of 16 (n, s)
+ * sets at 1024-8192 bits on this machine, leaves 2..16 (docs/pmns-mp.md):
+ * worst error 14%. Terms: products mod 2^64 (the M'_0 leaves), products
+ * with a 128-bit sum, leaf rows (a row's sum into R), and per split level
+ * the coefficient blocks its linear maps touch (s times n / f... blocks of
+ * h). Leaves of 1 are far slower (the per-row work dominates: measured
+ * 1.2-1.6x the model) and leaves above 16 run without unrolling (3.2x the
+ * products' cost): both are priced accordingly. */
+#define MP_COST_LOW 0.65
+#define MP_COST_FULL 0.812
+#define MP_COST_ROW 1.774
+#define MP_COST_LIN2 24.5
+#define MP_COST_LIN3 31.9
+#define MP_COST_FIXED 221.0
 
 typedef struct mp_iv {
     mp_i128 lo, hi;
@@ -589,45 +663,27 @@ int mns_pmns_mp_generic_plan_ok(const mns_pmns_mp_ctx *c, const mp_plan *pl, con
     return 1;
 }
 
-/* Work of one multiplication on plan pl, in units calibrated on this machine
- * (see docs/pmns-mp.md): products with a 128-bit result, products mod 2^64,
- * and the linear maps of the splitting (128-bit contractions, expansions). */
-static double contract_ops(const mp_plan *pl)
-{
-    double ops = 0;
-    int m = pl->n, cnt = 1;
-    for (int l = 0; l < pl->levels; l++) {
-        int h = m / pl->f[l];
-        ops += (double)cnt * h * (pl->f[l] == 2 ? 2 : 7);
-        cnt *= pl->f[l] == 2 ? 3 : 6;
-        m = h;
-    }
-    return ops;
-}
-
-static double expand_ops(const mp_plan *pl)
-{
-    double ops = 0;
-    int m = pl->n, cnt = 1;
-    for (int l = 0; l < pl->levels; l++) {
-        int h = m / pl->f[l];
-        ops += (double)cnt * h * (pl->f[l] == 2 ? 3 : 6);
-        cnt *= pl->f[l] == 2 ? 3 : 6;
-        m = h;
-    }
-    return ops;
-}
-
 double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl)
 {
+    (void)n;
     const double leaf = (double)pl->leaves * pl->b * pl->b;
-    const double full = 2.0 * s * s * leaf, low = s * leaf;
-    double lin = 0;
-    if (pl->levels > 0)
-        lin = (3.0 * s - 1) * contract_ops(pl) + 4.0 * s * expand_ops(pl) +
-              s * expand_ops(pl) * 2.0;
-    return MP_COST_FULL * full + MP_COST_LOW * low + MP_COST_LIN * lin + MP_COST_COEF * s * n +
-           MP_COST_FIXED;
+    double full = 2.0 * s * s * leaf, low = s * leaf;
+    double rows = (double)(s * s + s) * pl->leaves * pl->b, lin2 = 0, lin3 = 0;
+    int m = pl->n, cnt = 1;
+    for (int l = 0; l < pl->levels; l++) {
+        int h = m / pl->f[l];
+        if (pl->f[l] == 2)
+            lin2 += (double)s * cnt * h;
+        else
+            lin3 += (double)s * cnt * h;
+        cnt *= pl->f[l] == 2 ? 3 : 6;
+        m = h;
+    }
+    if (pl->b > 16)
+        full *= 3.2;
+    double cost = MP_COST_LOW * low + MP_COST_FULL * full + MP_COST_ROW * rows +
+                  MP_COST_LIN2 * lin2 + MP_COST_LIN3 * lin3 + MP_COST_FIXED;
+    return pl->b == 1 && pl->levels ? 1.5 * cost : cost;
 }
 
 /* Every plan of n (split factors 2 and 3, any order, leaves >= 1) */
@@ -677,4 +733,71 @@ int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, doub
         return 0;
     c->plan = cand[best];
     return 1;
+}
+
+/* Candidates (n, s) for a p of `bits` bits, cheapest first by the cost model
+ * of this kernel, before any generation: rho is estimated with the CIOS
+ * paper's bound (3.1), log2 rho ~ bits/n + log2(n!)/n + log2 |lambda|
+ * (lambda = 2, the common case; the generator's actual rho has been within a
+ * bit of it at 1024-8192 bits), k = ceil(log2(2 w rho) / s) + a bit for
+ * reduce, and a plan counts if its entries stay below 2^63 with that k and
+ * lambda = 2. The generator then decides; a candidate it refuses is
+ * skipped. */
+int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max)
+{
+    typedef struct {
+        double cost;
+        int n, s;
+    } cand_t;
+    cand_t best[64];
+    int cnt = 0;
+    mp_plan *pls = malloc(256 * sizeof *pls);
+    if (!pls)
+        return 0;
+    for (int s = 2; s <= 6; s++) {
+        int found = 0;
+        double lgfact = 0;
+        for (int n = 2; n <= 256 && found < 10; n++) {
+            lgfact += log2((double)n);
+            double rho = (double)bits / n + lgfact / n + 1.0;
+            double w = 2.0 * (n - 1) + 1;
+            int k = (int)ceil((rho + 1 + log2(w)) / s);
+            if (k > 61)
+                continue;
+            found++;
+            int np = plan_list(n, pls, 256);
+            double c_best = -1;
+            for (int q = 0; q < np; q++) {
+                double gv = 1, gm = 1;
+                for (int l = 0; l < pls[q].levels; l++)
+                    gv *= pls[q].f[l], gm *= pls[q].f[l] == 2 ? 2 : 4;
+                /* entries below 2^k (vectors), lambda 2^k (matrices), times
+                 * the growth; a digit of R: A_0 B_0 (w 2^2k) and T M_0
+                 * (n 2^2k) */
+                if (k + log2(gv) > 62.9 || k + 1 + log2(gm) > 63 ||
+                    2 * k + log2(w + n) > 126.9)
+                    continue;
+                double cst = mns_pmns_mp_generic_cost(n, s, &pls[q]);
+                if (c_best < 0 || cst < c_best)
+                    c_best = cst;
+            }
+            if (c_best < 0 || cnt >= 64)
+                continue;
+            best[cnt].cost = c_best, best[cnt].n = n, best[cnt].s = s;
+            cnt++;
+        }
+    }
+    free(pls);
+    /* selection sort, cheapest first */
+    int m = cnt < max ? cnt : max;
+    for (int i = 0; i < m; i++) {
+        int b = i;
+        for (int j = i + 1; j < cnt; j++)
+            if (best[j].cost < best[b].cost)
+                b = j;
+        cand_t t = best[i];
+        best[i] = best[b], best[b] = t;
+        out_n[i] = best[i].n, out_s[i] = best[i].s;
+    }
+    return m;
 }
