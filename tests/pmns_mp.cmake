@@ -7,3 +7,13 @@ if(OpenSSL_FOUND)
   target_link_libraries(pmns-mp-timing PRIVATE mns_testutil OpenSSL::Crypto)
   target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
 endif()
+
+# Constant-time check of the portable pmns-mp kernel under valgrind memcheck
+# (the `ctime` program of tests/ct.cmake, secrets marked undefined): the
+# default plan (unsplit at these sizes) and base=2, which forces the split
+# flow (expansions, contractions, small leaves).
+if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)
+  add_test(NAME ctime-valgrind-pmns-mp COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
+    $<TARGET_FILE:ctime> pmns-mp pmns-mp:base=2)
+  set_tests_properties(ctime-valgrind-pmns-mp PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900)
+endif()

@@ -223,7 +223,7 @@ typedef struct mp_leaves {
     static __attribute__((noinline)) void ab_##NAME(mp_i128 *R, const uint64_t *t, size_t ms,    \
                                                    const uint64_t *v, int b, int L)             \
     {                                                                                           \
-        if (B <= 4) {                                                                           \
+        if (B <= 3) {                                                                           \
             small_leaves(R, t, v, t, v, ms, B, L, 1, 0);                                        \
             return;                                                                             \
         }                                                                                       \
@@ -234,7 +234,7 @@ typedef struct mp_leaves {
         mp_i128 *R, const uint64_t *t1, const uint64_t *v1, const uint64_t *t2,                 \
         const uint64_t *v2, size_t ms, int b, int L, int dbl)                                   \
     {                                                                                           \
-        if (B <= 4) {                                                                           \
+        if (B <= 3) {                                                                           \
             if (dbl == 2)                                                                       \
                 small_leaves(R, t1, v1, t2, v2, ms, B, L, 2, 1);                                \
             else                                                                                \
