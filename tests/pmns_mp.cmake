@@ -17,3 +17,9 @@ if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)
     $<TARGET_FILE:ctime> pmns-mp pmns-mp:base=2)
   set_tests_properties(ctime-valgrind-pmns-mp PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900)
 endif()
+
+# test_slow_pmns_mp takes its 6144- and 8192-bit primes from mns-bench's
+# shipped table (tests/testutil.c no longer runs nextprime above 3072 bits:
+# it stands in an odd random modulus, which the PMNS generator refuses).
+target_sources(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
+target_include_directories(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)

@@ -480,7 +480,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (base == 0 && ifma)
         base = MP_BASE_IFMA; /* generic: 0 lets its cost model choose the plan */
 
-    if (!ifma && s == 0 && n == 0) {
+    if (!ifma && word == MNS_PMNS_WORD_S64 && s == 0 && n == 0) {
         /* the generic kernel's default (n, s): its cost model's candidates
          * in order, each generated with its (n, s); the generator's
          * automatic choice below if none passes */

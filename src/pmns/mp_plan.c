@@ -19,35 +19,20 @@
 
 void mns_pmns_mp_plan_make(mp_plan *pl, int n, int base)
 {
-    memset(pl, 0, sizeof *pl);
-    pl->n = n;
-    int m = n, leaves = 1;
+    int f[MP_PLAN_MAX], levels = 0, m = n;
     if (base < 1)
         base = 1;
-    while (m > base && pl->levels < MP_PLAN_MAX) {
+    while (m > base && levels < MP_PLAN_MAX) {
         /* 2-way first: 3 products for a factor 2 beats 6 for a factor 3
          * per unit of size (exponent log2 3 = 1.58 vs log3 6 = 1.63) */
-        if (m % 2 == 0 && m / 2 >= 2) {
-            pl->f[pl->levels++] = 2;
-            m /= 2;
-            leaves *= 3;
-        } else if (m % 3 == 0 && m / 3 >= 2) {
-            pl->f[pl->levels++] = 3;
-            m /= 3;
-            leaves *= 6;
-        } else
+        if (m % 2 == 0 && m / 2 >= 2)
+            f[levels++] = 2, m /= 2;
+        else if (m % 3 == 0 && m / 3 >= 2)
+            f[levels++] = 3, m /= 3;
+        else
             break;
     }
-    pl->b = m;
-    pl->leaves = leaves;
-    pl->nv = leaves * m;
-    pl->nm = leaves * (2 * m - 1);
-    /* the largest level array: matrices grow at most to nm, vectors to nv */
-    int t = 2 * n;
-    if (pl->nm + 8 > t)
-        t = pl->nm + 8;
-    pl->tmp = 2 * t + 16;
-    pl->ctmp = 2 * (pl->nv + n + 8);
+    mns_pmns_mp_plan_make_factors(pl, n, f, levels);
 }
 
 void mns_pmns_mp_plan_make_factors(mp_plan *pl, int n, const int *f, int levels)
@@ -64,6 +49,7 @@ void mns_pmns_mp_plan_make_factors(mp_plan *pl, int n, const int *f, int levels)
     pl->leaves = leaves;
     pl->nv = leaves * m;
     pl->nm = leaves * (2 * m - 1);
+    /* the largest level array: matrices grow at most to nm, vectors to nv */
     int t = 2 * n;
     if (pl->nm + 8 > t)
         t = pl->nm + 8;
