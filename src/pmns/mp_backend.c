@@ -496,7 +496,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
      * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
      * the smallest n*s. plan_ok checks the real bounds; if they fail (a split
-     * asked for by base=), t grows below. */
+     * asked for by base=), t grows below. The generic kernel's exact check
+     * (mns_pmns_mp_generic_plan_ok) replaces (B3) the same way: t = 1. */
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
     for (int attempt = 0; attempt < 16; attempt++) {

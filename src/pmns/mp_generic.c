@@ -548,8 +548,8 @@ void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64
  * sets at 1024-8192 bits on this machine, leaves 2..16 (docs/pmns-mp.md):
  * worst error 14%. Terms: products mod 2^64 (the M'_0 leaves), products
  * with a 128-bit sum, leaf rows (a row's sum into R), and per split level
- * the coefficient blocks its linear maps touch (s times n / f... blocks of
- * h). Leaves of 1 are far slower (the per-row work dominates: measured
+ * s times the number of h-coefficient blocks it splits (its expansions and
+ * contractions). Leaves of 1 are far slower (the per-row work dominates: measured
  * 1.2-1.6x the model) and leaves above 16 run without unrolling (3.2x the
  * products' cost): both are priced accordingly. */
 #define MP_COST_LOW 0.65
