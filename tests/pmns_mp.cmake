@@ -7,3 +7,19 @@ if(OpenSSL_FOUND)
   target_link_libraries(pmns-mp-timing PRIVATE mns_testutil OpenSSL::Crypto)
   target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
 endif()
+
+# Constant-time check of the portable pmns-mp kernel under valgrind memcheck
+# (the `ctime` program of tests/ct.cmake, secrets marked undefined): the
+# default plan (unsplit at these sizes) and base=2, which forces the split
+# flow (expansions, contractions, small leaves).
+if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)
+  add_test(NAME ctime-valgrind-pmns-mp COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
+    $<TARGET_FILE:ctime> pmns-mp pmns-mp:base=2)
+  set_tests_properties(ctime-valgrind-pmns-mp PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900)
+endif()
+
+# test_slow_pmns_mp takes its 6144- and 8192-bit primes from mns-bench's
+# shipped table (tests/testutil.c no longer runs nextprime above 3072 bits:
+# it stands in an odd random modulus, which the PMNS generator refuses).
+target_sources(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
+target_include_directories(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)

@@ -53,6 +53,11 @@ int main(void)
         check("pmns-mp:base=4", p, 10, 1000, 2);
         check("pmns-mp:base=1,word=u52", p, 10, 1000, 2);
         check("pmns-mp-ifma:base=1", p, 10, 1000, 2);
+        /* the portable kernel's other s (its default takes up to 6), and a
+         * split flow with loose operands at the delta limit */
+        check("pmns-mp:s=5", p, 10, 1000, 2);
+        check("pmns-mp:s=6", p, 10, 1000, 2);
+        check("pmns-mp:delta=2,base=2", p, 10, 1000, 2);
     }
     mpz_clear(p);
     return mt_finish();

@@ -1,9 +1,23 @@
 /* The big sweep of pmns-mp / pmns-mp-ifma against GMP: 3072-8192 bits, s = 2..5
- * on both parameter shapes, chains of 10^4 multiplications (make check-slow). */
+ * on both parameter shapes, the portable kernel's default, s = 6 and a deep
+ * split, chains of 10^4 multiplications (make check-slow). */
 #include <stdio.h>
 
 #include "mns.h"
+#include "primes.h"
 #include "testutil.h"
+
+/* A prime of `bits` bits: mt_modulus runs nextprime up to 3072 bits; above,
+ * mns-bench's shipped table (bench/primes_table.c, seed 1). */
+static void prime_of(mpz_t p, size_t bits)
+{
+    for (unsigned i = 0; i < mb_prime_table_len; i++)
+        if (mb_prime_table[i].bits == bits) {
+            mpz_set_str(p, mb_prime_table[i].hex, 16);
+            return;
+        }
+    mt_modulus(p, bits, MT_MOD_PRIME);
+}
 
 int main(void)
 {
@@ -12,7 +26,7 @@ int main(void)
     mpz_init(p);
     static const size_t sizes[] = {3072, 4096, 6144, 8192};
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-        mt_modulus(p, sizes[z], MT_MOD_PRIME);
+        prime_of(p, sizes[z]);
         for (int s = 2; s <= 5; s++) {
             if (sizes[z] >= 6144 && s == 2)
                 continue; /* s = 2 needs n ~ 60-80: minutes of LLL */
@@ -26,6 +40,18 @@ int main(void)
                 printf("  %-28s %5zu bits: %s\n", spec, sizes[z], bad ? "FAIL" : "ok");
                 fflush(stdout);
             }
+        }
+    }
+    /* the portable kernel: its default (n, s) (cost model), s = 6 (which
+     * that default takes at 4096-8192 bits) and a deep split */
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        prime_of(p, sizes[z]);
+        static const char *const specs[] = {"pmns-mp", "pmns-mp:s=6", "pmns-mp:s=4,base=2"};
+        for (int v = 0; v < 3; v++) {
+            mt_field_opts o = {.iters = 10, .chain = 10000, .powms = 2, .allow_notsup = 1};
+            long bad = mt_field_check(specs[v], p, &o);
+            printf("  %-28s %5zu bits: %s\n", specs[v], sizes[z], bad ? "FAIL" : "ok");
+            fflush(stdout);
         }
     }
     mpz_clear(p);

@@ -17,9 +17,8 @@
 /* Leaf size limit of the Toeplitz recursion. IFMA: 64 keeps every n <= 64
  * unsplit, which is what the fused kernel of mp_ifma.c serves (measured
  * faster than the split flow at 1024-4096 bits, docs/pmns-mp.md). Generic:
- * 16, the largest specialised leaf of mp_generic.c (callgrind, instructions
- * per mul: n=10 unsplit 9.3k vs 2/b5 11.8k; n=21 3/b7 31.8k vs unsplit 35.4k). */
-#define MP_BASE_GENERIC 16
+ * no limit; mns_pmns_mp_generic_plan_choose picks the exact plan of least
+ * modelled cost. */
 #define MP_BASE_IFMA 64
 
 /* ---- conversions ---------------------------------------------------------- */
@@ -189,6 +188,48 @@ static int closure_ok(const mns_pmns_params *P, const mpz_t La, const mpz_t Lb)
     return ok;
 }
 
+/* The same closure for reduce = mul(a, one) with the exact product bound of
+ * this second operand: ||A one mod E||_inf <= La W, W the largest row sum of
+ * |Toeplitz(one)| (<= w (rho-1), often half of it). With delta = 0, reduce's
+ * input is a sum of two tight elements; w La Lb would ask for one more bit of
+ * phi than mul does and push some sets (1024 bits: n=9 s=2) to a larger k. */
+static void coef_value(mpz_t v, const mns_pmns_mp_ctx *c, const uint64_t *a, int i);
+static int closure_one_ok(const mns_pmns_mp_ctx *c, const mpz_t La)
+{
+    const int n = c->n;
+    mpz_t W, row, v, l, r, q;
+    mpz_inits(W, row, v, l, r, q, NULL);
+    for (int rr = 0; rr < n; rr++) {
+        mpz_set_ui(row, 0);
+        for (int d = 0; d < n; d++) {
+            coef_value(v, c, c->one, d);
+            mpz_abs(v, v);
+            if (d > rr)
+                mpz_mul_ui(v, v, (unsigned long)labs(c->lambda));
+            mpz_add(row, row, v);
+        }
+        if (mpz_cmp(row, W) > 0)
+            mpz_set(W, row);
+    }
+    unsigned k = mns_pmns_params_chunk_bits(c->P);
+    int s = mns_pmns_params_s(c->P);
+    mpz_set_ui(q, 0);
+    if (mns_pmns_params_word(c->P) == MNS_PMNS_WORD_U52) {
+        mpz_setbit(q, (mp_bitcnt_t)s * k);
+        mpz_sub_ui(q, q, 1);
+    } else
+        for (int i = 0; i < s; i++)
+            mpz_setbit(q, (mp_bitcnt_t)i * k + k - 1);
+    mpz_mul(l, La, W);
+    mpz_addmul(l, q, mns_pmns_params_norm1(c->P));
+    mpz_set_ui(r, 0);
+    mpz_setbit(r, mns_pmns_params_phi_log2(c->P));
+    mpz_mul(r, r, mns_pmns_params_rho(c->P));
+    int ok = mpz_cmp(l, r) < 0;
+    mpz_clears(W, row, v, l, r, q, NULL);
+    return ok;
+}
+
 static double log2_mpz(const mpz_t x)
 {
     if (mpz_sgn(x) == 0)
@@ -317,7 +358,11 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
             mpz_add(Ll, Ll, Lb);
         } else
             mpz_mul_ui(Ll, Lb, (unsigned long)c->delta + 1);
-        int ok = closure_ok(c->P, Ll, Ll) && closure_ok(c->P, La, Lb);
+        /* Montgomery 1 (a tight representation of phi mod p) first: its
+         * exact row sums bound reduce's product */
+        mpz_set_ui(t, 1);
+        int ok = mns_pmns_mp_set_mpz_var(c, c->one, t) == MNS_OK && closure_ok(c->P, Ll, Ll) &&
+                 closure_one_ok(c, La);
         mpz_clear(Ll);
         if (!ok) {
             st = MNS_ERANGE; /* the caller regenerates with a larger delta */
@@ -344,7 +389,11 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
     }
     /* the plan: split while the bounds allow, else larger leaves */
     int mo_a = 0, mo_m = 0, found = 0;
-    for (int bs = base < n ? base : n; bs <= n && !found; bs = bs < n ? (bs * 2 > n ? n : bs * 2) : n + 1) {
+    const double dtop = ldexp(mpz_get_d(La), -k * (s - 1)) + 2; /* normalised top digit */
+    if (!ifma) /* the generic kernel's exact bounds and cost model */
+        found = mns_pmns_mp_generic_plan_choose(c, md, dtop, base);
+    for (int bs = base < n ? base : n; ifma && bs <= n && !found;
+         bs = bs < n ? (bs * 2 > n ? n : bs * 2) : n + 1) {
         mns_pmns_mp_plan_make(&c->plan, n, bs);
         found = plan_ok(c, lg_dl, lg_md, ifma, &mo_a, &mo_m);
     }
@@ -403,11 +452,7 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         c->sqr = mns_pmns_mp_sqr_generic;
         c->kernel = "generic";
     }
-    /* Montgomery 1: a tight representation of phi mod p */
-    mpz_set_ui(t, 1);
-    st = mns_pmns_mp_set_mpz_var(c, c->one, t);
-    if (st == MNS_OK)
-        st = mns_pmns_mp_words_prepare(c);
+    st = mns_pmns_mp_words_prepare(c);
 out:
     mpz_clears(t, La, Lb, zmax, NULL);
     return st;
@@ -432,9 +477,18 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (ifma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
                          mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
-    if (base == 0)
-        base = ifma ? MP_BASE_IFMA : MP_BASE_GENERIC;
+    if (base == 0 && ifma)
+        base = MP_BASE_IFMA; /* generic: 0 lets its cost model choose the plan */
 
+    if (!ifma && word == MNS_PMNS_WORD_S64 && s == 0 && n == 0) {
+        /* the generic kernel's default (n, s): its cost model's candidates
+         * in order, each generated with its (n, s); the generator's
+         * automatic choice below if none passes */
+        int cn[4], cs[4], nc = mns_pmns_mp_generic_candidates(mpz_sizeinbase(p, 2), cn, cs, 4);
+        for (int q = 0; q < nc; q++)
+            if (mns_pmns_mp_new_var(out, p, word, cs[q], cn[q], delta, base, kernel) == MNS_OK)
+                return MNS_OK;
+    }
     /* the generator's delta: ours covers what add/sub/reduce produce; a set
      * whose phi leaves no room for it is regenerated with a larger one */
     int dgen = word == MNS_PMNS_WORD_U52 ? 2 * delta : delta;
@@ -442,8 +496,9 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
      * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
      * the smallest n*s. plan_ok checks the real bounds; if they fail (a split
-     * asked for by base=), t grows below. */
-    int tadds = ifma && base >= MP_BASE_IFMA ? 1 : 0;
+     * asked for by base=), t grows below. The generic kernel's exact check
+     * (mns_pmns_mp_generic_plan_ok) replaces (B3) the same way: t = 1. */
+    int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
     for (int attempt = 0; attempt < 16; attempt++) {
         mns_pmns_gen_opts o;

@@ -60,6 +60,8 @@ typedef struct mp_plan {
 } mp_plan;
 
 void mns_pmns_mp_plan_make(mp_plan *pl, int n, int base);
+/* A plan with the given split factors (2 or 3 each; their product divides n). */
+void mns_pmns_mp_plan_make_factors(mp_plan *pl, int n, const int *f, int levels);
 /* growth of leaf entries over the root entries (max over leaves) */
 double mns_pmns_mp_plan_vec_growth(const mp_plan *pl);
 double mns_pmns_mp_plan_mat_growth(const mp_plan *pl);
@@ -133,6 +135,18 @@ void mns_pmns_mp_mul_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64
                              const uint64_t *b);
 void mns_pmns_mp_sqr_generic(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_generic(const mns_pmns_mp_ctx *c);
+/* Generic kernel (mp_generic.c): 1 if it is exact on plan pl (entries fit
+ * int64, every digit of R fits int128; dtop bounds the normalised operands'
+ * top digit, md holds M's digits), its modelled cost in TSC ticks, and the
+ * choice of c->plan: the cheapest exact plan, or with base > 0 the cheapest
+ * with leaves <= base (else the smallest leaf that is exact). 0: none. */
+int mns_pmns_mp_generic_plan_ok(const mns_pmns_mp_ctx *c, const mp_plan *pl, const uint64_t *md,
+                                double dtop);
+double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl);
+int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, double dtop, int base);
+/* the default (n, s) of the generic kernel for a p of bits bits: up to max
+ * candidates, the cheapest by its cost model first; returns how many */
+int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max);
 void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);

@@ -19,24 +19,31 @@
 
 void mns_pmns_mp_plan_make(mp_plan *pl, int n, int base)
 {
+    int f[MP_PLAN_MAX], levels = 0, m = n;
+    if (base < 1)
+        base = 1;
+    while (m > base && levels < MP_PLAN_MAX) {
+        /* 2-way first: 3 products for a factor 2 beats 6 for a factor 3
+         * per unit of size (exponent log2 3 = 1.58 vs log3 6 = 1.63) */
+        if (m % 2 == 0 && m / 2 >= 2)
+            f[levels++] = 2, m /= 2;
+        else if (m % 3 == 0 && m / 3 >= 2)
+            f[levels++] = 3, m /= 3;
+        else
+            break;
+    }
+    mns_pmns_mp_plan_make_factors(pl, n, f, levels);
+}
+
+void mns_pmns_mp_plan_make_factors(mp_plan *pl, int n, const int *f, int levels)
+{
     memset(pl, 0, sizeof *pl);
     pl->n = n;
     int m = n, leaves = 1;
-    if (base < 1)
-        base = 1;
-    while (m > base && pl->levels < MP_PLAN_MAX) {
-        /* 2-way first: 3 products for a factor 2 beats 6 for a factor 3
-         * per unit of size (exponent log2 3 = 1.58 vs log3 6 = 1.63) */
-        if (m % 2 == 0 && m / 2 >= 2) {
-            pl->f[pl->levels++] = 2;
-            m /= 2;
-            leaves *= 3;
-        } else if (m % 3 == 0 && m / 3 >= 2) {
-            pl->f[pl->levels++] = 3;
-            m /= 3;
-            leaves *= 6;
-        } else
-            break;
+    for (int l = 0; l < levels && l < MP_PLAN_MAX; l++) {
+        pl->f[pl->levels++] = f[l];
+        m /= f[l];
+        leaves *= f[l] == 2 ? 3 : 6;
     }
     pl->b = m;
     pl->leaves = leaves;
