@@ -289,6 +289,28 @@ size_t mns_field_powm_x2_lane_words(const mns_field *f, const mns_field *other, 
     return lane > single ? lane : single;
 }
 
+void mns_field_mul_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const uint64_t *b0,
+                      const mns_field *f1, uint64_t *r1, const uint64_t *a1, const uint64_t *b1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->mul_x2(f0->ctx, f1->ctx, r0, a0, b0, r1, a1, b1);
+        return;
+    }
+    f0->mul(f0->ctx, r0, a0, b0);
+    f1->mul(f1->ctx, r1, a1, b1);
+}
+
+void mns_field_sqr_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mns_field *f1,
+                      uint64_t *r1, const uint64_t *a1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->sqr_x2(f0->ctx, f1->ctx, r0, a0, r1, a1);
+        return;
+    }
+    f0->sqr(f0->ctx, r0, a0);
+    f1->sqr(f1->ctx, r1, a1);
+}
+
 void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
                        const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
                        uint64_t *scratch0, uint64_t *scratch1)

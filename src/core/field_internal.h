@@ -37,6 +37,13 @@ int mns_field_x2(const mns_field *f0, const mns_field *f1);
 /* Scratch words of f's lane when paired with `other` for a `bits`-bit
  * (longer) exponent; also enough for mns_field_powm_scratch on f alone. */
 size_t mns_field_powm_x2_lane_words(const mns_field *f, const mns_field *other, size_t bits);
+/* One step of the pair: r0 <- a0 b0 in f0 and r1 <- a1 b1 in f1 (the
+ * backend's x2 kernel where mns_field_x2 is 2, two calls otherwise); the
+ * same contract as mns_field_mul / mns_field_sqr for each. */
+void mns_field_mul_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const uint64_t *b0,
+                      const mns_field *f1, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
+void mns_field_sqr_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mns_field *f1,
+                      uint64_t *r1, const uint64_t *a1);
 void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
                        const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
                        uint64_t *scratch0, uint64_t *scratch1);

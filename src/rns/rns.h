@@ -87,6 +87,10 @@ void mns_rns_mul_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const
 void mns_rns_add_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_sub_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_mul_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+/* Two products in one instruction stream (backend.h's mul_x2): c0 and c1
+ * both on the IFMA kernel with the same n >= 16 (the caller checks). */
+void mns_rns_mul_ifma_x2(const mns_rns *c0, const mns_rns *c1, uint64_t *r0, const uint64_t *a0,
+                         const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
 void mns_rns_add_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_sub_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 /* Setup helpers shared by the RNS contexts (rns and sor); variable time. */
