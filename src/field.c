@@ -222,6 +222,21 @@ mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *
     return MNS_OK;
 }
 
+int mns_field_has_get_words(const mns_field *f) { return f && f->inst.ops->get_words != NULL; }
+
+mns_status mns_field_get_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_get_words: NULL argument");
+    if (!f->inst.ops->get_words)
+        return mns_error(MNS_ENOTSUP, "mns_field_get_words: backend has no constant-time exit");
+    if (n != mpz_size(f->p))
+        return mns_error(MNS_EINVAL, "mns_field_get_words: %zu words, p has %zu", n,
+                         mpz_size(f->p));
+    f->inst.ops->get_words(f->ctx, r, a);
+    return MNS_OK;
+}
+
 void mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a)
 {
     f->inst.ops->get_mpz(f->ctx, r, a);

@@ -21,6 +21,7 @@
 
 #include "mns.h"
 #include "mns_rsa.h"
+#include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 #include "rsa_keygen.h"
 #include "rsa_ossl.h"
@@ -146,50 +147,40 @@ static void gmp_release(gmp_arg *a)
     mpz_clears(a->in, a->out, a->s, a->h, NULL);
 }
 
-/* the share of channel 0's time outside mns_field_powm */
+/* the share of channel 0's time outside the exponentiation: the channel
+ * (entry, exponentiation, exit) against the exponentiation alone, in the
+ * key's own slot */
 typedef struct part_arg {
     const mns_rsa *key;
-    uint64_t *scratch, *x, *y;
-    mp_limb_t *in, *mask, *s;
+    mns_rsa_slot *sl;
 } part_arg;
-
-static void run_channel(void *p)
-{
-    part_arg *a = p;
-    mns_rsa_channel_run(&a->key->ch[0], a->s, a->in, a->key->nn, a->scratch);
-}
 
 static void run_powm(void *p)
 {
     part_arg *a = p;
-    mns_field_powm(a->key->ch[0].f, a->y, a->x, a->key->ch[0].dexp);
+    const mns_rsa_channel *c = &a->key->ch[0];
+    uint64_t *chs = a->sl->chs[0];
+    mns_field_powm_scratch(c->f, mns_rsa_channel_y(c, a->key->nn, chs),
+                           mns_rsa_channel_x(c, a->key->nn, chs), c->dexp, a->sl->pw[0]);
+}
+
+static void run_channel(void *p)
+{
+    part_arg *a = p;
+    const mns_rsa_channel *c = &a->key->ch[0];
+    mns_rsa_channel_in(c, a->sl->in, a->key->nn, a->sl->chs[0]);
+    run_powm(p);
+    mns_rsa_channel_out(c, a->sl->s[0], a->sl->z[0], a->key->nn, a->sl->chs[0]);
 }
 
 static double entry_share(const mns_rsa *key)
 {
-    const mns_rsa_channel *c = &key->ch[0];
-    part_arg a = {key, NULL, NULL, NULL, NULL, NULL, NULL};
-    a.scratch = calloc(mns_rsa_channel_scratch(c, key->nn), 8);
-    a.x = calloc(c->limbs, 8);
-    a.y = calloc(c->limbs, 8);
-    a.in = calloc(key->nn, 8);
-    a.mask = calloc(c->pn + 1, 8);
-    a.s = calloc(c->pn, 8);
+    int own;
+    part_arg a = {key, mns_rsa_slot_take(key, &own)};
     for (size_t i = 0; i < key->nn - 1; i++)
-        a.in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-    for (size_t i = 0; i <= c->pn; i++)
-        a.mask[i] = 0xc2b2ae3d27d4eb4full * (i + 3);
-    mpz_t v;
-    mpz_init_set_ui(v, 12345);
-    mns_field_set_mpz(c->f, a.x, v);
-    mpz_clear(v);
+        a.sl->in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
     double ch = measure(run_channel, &a), pw = measure(run_powm, &a);
-    free(a.scratch);
-    free(a.x);
-    free(a.y);
-    free(a.in);
-    free(a.mask);
-    free(a.s);
+    mns_rsa_slot_give(key, a.sl, own);
     return ch > 0 ? (ch - pw) / ch : 0;
 }
 

@@ -87,7 +87,7 @@ static void rns_destroy(void *ctx) { mns_rns_free(ctx); }
     .mul = rns_mul, .sqr = rns_sqr, .add = rns_add, .sub = rns_sub, .reduce = rns_reduce,      \
     .one = rns_one, .set_mpz = rns_set_mpz, .get_mpz = rns_get_mpz,                            \
     .powm = NULL, /* the shared fixed-window exponentiation */                                 \
-        .set_words = mns_rns_set_words, .destroy = rns_destroy
+        .set_words = mns_rns_set_words, .get_words = mns_rns_get_words, .destroy = rns_destroy
 
 static const mns_field_ops rns_ops = {RNS_OPS};
 static const mns_field_ops rns_ifma_ops = {RNS_OPS, .mul_x2 = rns_mul_x2, .sqr_x2 = rns_sqr_x2};

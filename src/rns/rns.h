@@ -107,6 +107,10 @@ size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next
 /* set_words of backend.h (words.c): r <- the tight element of the
  * mpz_size(p)-word value a < p, constant time. */
 void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+/* get_words of backend.h (words.c): r <- the canonical value of the tight
+ * element a as mpz_size(p) words, constant time, no allocation below
+ * MNS_TMP_STACK_WORDS of scratch (every n of this build). */
+void mns_rns_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* 1 if this build has the IFMA kernels (x86-64 gcc/clang). */
 int mns_rns_ifma_compiled(void);
 
