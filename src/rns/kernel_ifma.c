@@ -94,23 +94,26 @@ ext2_block(int L, const mns_rns *const *c, uint64_t (*xi)[MNS_RNS_NMAX], const _
            size_t i, int VB, uint64_t *const *out)
 {
     const size_t n = c[0]->n;
-    const __m512i z = _mm512_setzero_si512();
     __m512i lo[LANES][MNS_RNS_VB], hi[LANES][MNS_RNS_VB];
     for (int l = 0; l < L; l++)
-        for (int v = 0; v < VB; v++) {
-            __m512i nm = LD(c[l]->negM + i + 8 * v);
-            lo[l][v] = _mm512_madd52lo_epu64(z, kv[l], nm);
-            hi[l][v] = _mm512_madd52hi_epu64(z, kv[l], nm);
-        }
+        for (int v = 0; v < VB; v++)
+            lo[l][v] = hi[l][v] = _mm512_setzero_si512();
+    /* the matrix product first and k's term last: only that term waits for
+     * k (a horizontal sum of the xi), so the core runs the matvec while k
+     * is being found instead of stalling every chain on it */
     const uint64_t *x[2] = {xi[0], xi[L - 1]}, *A[2] = {c[0]->a2 + i * n, c[L - 1]->a2 + i * n};
     if (L == 1 && VB < 4)
         matvec(x[0], n, A[0], 8 * (size_t)VB, VB, lo[0], hi[0]);
     else
         matvec_lanes(L, x, n, A, 8 * (size_t)VB, VB, lo, hi);
     for (int l = 0; l < L; l++)
-        for (int v = 0; v < VB; v++)
-            ST(out[l] + n + i + 8 * v, red52(lo[l][v], hi[l][v], LD(c[l]->c + n + i + 8 * v),
-                                             LD(c[l]->m + n + i + 8 * v)));
+        for (int v = 0; v < VB; v++) {
+            __m512i nm = LD(c[l]->negM + i + 8 * v);
+            __m512i lv = _mm512_madd52lo_epu64(lo[l][v], kv[l], nm);
+            __m512i hv = _mm512_madd52hi_epu64(hi[l][v], kv[l], nm);
+            ST(out[l] + n + i + 8 * v,
+               red52(lv, hv, LD(c[l]->c + n + i + 8 * v), LD(c[l]->m + n + i + 8 * v)));
+        }
 }
 
 /* The block loops of both extensions: the n / 8 target vectors are cut into

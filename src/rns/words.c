@@ -34,16 +34,19 @@ void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
     const mns_rns *c = ctx;
     const size_t pn = mpz_size(c->p), n2 = 2 * c->n;
     const unsigned e = c->e;
-    uint64_t x[2 * MNS_RNS_NMAX];
+    uint64_t x[2 * MNS_RNS_NMAX], t64[2 * MNS_RNS_NMAX];
     for (size_t i = 0; i < n2; i++) {
-        const uint64_t m = c->m[i], ci = c->c[i];
-        const uint64_t t64 = mns_rns_red_mid((mns_u128)1 << 64, ci, m, e);
-        uint64_t acc = 0;
-        /* acc t64 + a_j < 2^(2e) + 2^64 <= 2^(2e + 8): red_acc's range */
-        for (size_t j = pn; j-- > 0;)
-            acc = mns_rns_red_acc((mns_u128)acc * t64 + a[j], 0, ci, m, e);
-        x[i] = acc;
+        t64[i] = mns_rns_red_mid((mns_u128)1 << 64, c->c[i], c->m[i], e);
+        x[i] = 0;
     }
+    /* words outer, channels inner: each channel's Horner step depends on
+     * its previous one (a fold of ~30 ticks), so the 2n channels are the
+     * independent chains the core overlaps (channels outer ran them one
+     * after the other: 24k ticks at 1024 bits, 75 products' worth) */
+    for (size_t j = pn; j-- > 0;)
+        for (size_t i = 0; i < n2; i++)
+            /* acc t64 + a_j < 2^(2e) + 2^64 <= 2^(2e + 8): red_acc's range */
+            x[i] = mns_rns_red_acc((mns_u128)x[i] * t64[i] + a[j], 0, c->c[i], c->m[i], e);
     c->mul(c, r, x, c->r2);
 }
 
