@@ -29,6 +29,7 @@ static mp_limb_t *limbs_of(const mpz_t a, size_t words)
 static void slot_clear(const mns_rsa *key, mns_rsa_slot *sl);
 static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl);
 static void plan_pairs(mns_rsa *key);
+static void probe_pairs(mns_rsa *key);
 
 void mns_rsa_free(mns_rsa *key)
 {
@@ -237,11 +238,14 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
     key->describe = malloc(cap);
     if (!key->describe)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
-    int len = snprintf(key->describe, cap, "rsa bits=%zu k=%d create_ms=%.1f pairs=%d x2=%s",
-                       mpz_sizeinbase(key->n, 2), key->k, total_ms, key->npairs,
-                       key->npairs == 0      ? "none"
-                       : key->x2[0] == 2     ? "kernels"
-                                             : "two-calls");
+    int len = snprintf(key->describe, cap, "rsa bits=%zu k=%d create_ms=%.1f pairs=%d",
+                       mpz_sizeinbase(key->n, 2), key->k, total_ms, key->npairs);
+    /* per pair: x2 kernels or two calls, the probe's pair/solo time, used? */
+    for (int j = 0; 2 * j + 1 < key->k && len > 0 && (size_t)len < cap; j++)
+        if (key->x2[j])
+            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%.2f:%s", 2 * j,
+                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls", key->probe_ratio[j],
+                            key->pair_on[j] ? "on" : "off");
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
         char entry[32];
@@ -293,8 +297,10 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     }
     if (st == MNS_OK)
         plan_pairs(key);
-    if (st == MNS_OK && (st = slot_init(key, &key->slot)) == MNS_OK)
+    if (st == MNS_OK && (st = slot_init(key, &key->slot)) == MNS_OK) {
         key->slot_ready = 1;
+        probe_pairs(key);
+    }
     /* the pool (issue 8: created with the key, so a threaded call neither
      * allocates nor starts threads); a failure is not fatal: threaded calls
      * then spawn threads of their own */
@@ -336,7 +342,6 @@ static void plan_pairs(mns_rsa *key)
         key->x2[j] = mns_field_x2(a->f, b->f);
         if (!key->x2[j])
             continue;
-        key->npairs++;
         size_t ba = mpz_sizeinbase(a->dexp, 2), bb = mpz_sizeinbase(b->dexp, 2);
         size_t bits = ba > bb ? ba : bb;
         size_t wa = mns_field_powm_x2_lane_words(a->f, b->f, bits);
@@ -346,6 +351,65 @@ static void plan_pairs(mns_rsa *key)
         if (wb > key->pw_words[2 * j + 1])
             key->pw_words[2 * j + 1] = wb;
     }
+}
+
+/* Whether a pair pays is measured, not assumed: two exponentiations in one
+ * instruction stream win where one product leaves the multipliers idle,
+ * and lose where the two channels' working sets (rns-ifma: two contexts'
+ * matrices and two tables) no longer fit the L1 cache. One mns-rsa-bench
+ * run here (1 thread, pair / solo, load 3 on 2 cores): rns-ifma 0.88 at
+ * 1024-bit channels, 1.03 at 1536, 1.12 at 2048; pmns-mp-ifma 0.94 at
+ * 1024. So the key times its own pairs once: the pair's exponentiation against the two
+ * channels one after the other, with the pair's exponents (the real ones:
+ * the window, the tables and the working set are what is measured; the
+ * time is constant in them), three rounds each, in turn, the minimum of
+ * each (the minimum filters preemption on a loaded machine).
+ * A pair is used where it took less than 97% of the solo time. Results do
+ * not depend on this choice, only the time does; the ratios are in
+ * mns_rsa_describe. */
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void probe_pairs(mns_rsa *key)
+{
+    mns_rsa_slot *sl = &key->slot;
+    const size_t nn = key->nn;
+    key->npairs = 0;
+    for (size_t i = 0; i + 1 < nn; i++) /* a public input */
+        sl->in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+    for (int j = 0; 2 * j + 1 < key->k; j++) {
+        key->pair_on[j] = 0;
+        key->probe_ratio[j] = 0;
+        if (!key->x2[j])
+            continue;
+        const int a = 2 * j, b = 2 * j + 1;
+        const mns_rsa_channel *ca = &key->ch[a], *cb = &key->ch[b];
+        mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
+        mns_rsa_channel_in(cb, sl->in, nn, sl->chs[b]);
+        uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
+        uint64_t *xb = mns_rsa_channel_x(cb, nn, sl->chs[b]), *yb = mns_rsa_channel_y(cb, nn, sl->chs[b]);
+        double pair = 1e300, solo = 1e300;
+        for (int round = 0; round < 3; round++) {
+            double t0 = now_ns();
+            mns_field_powm_x2(ca->f, ya, xa, ca->dexp, cb->f, yb, xb, cb->dexp, sl->pw[a], sl->pw[b]);
+            double t1 = now_ns();
+            mns_field_powm_scratch(ca->f, ya, xa, ca->dexp, sl->pw[a]);
+            mns_field_powm_scratch(cb->f, yb, xb, cb->dexp, sl->pw[b]);
+            double t2 = now_ns();
+            if (t1 - t0 < pair)
+                pair = t1 - t0;
+            if (t2 - t1 < solo)
+                solo = t2 - t1;
+        }
+        key->probe_ratio[j] = solo > 0 ? pair / solo : 1;
+        key->pair_on[j] = key->probe_ratio[j] < 0.97;
+        key->npairs += key->pair_on[j];
+    }
+    explicit_bzero(sl->block, sl->words * sizeof(mp_limb_t));
 }
 
 static size_t words_of_bytes(size_t bytes) { return (bytes + 7) / 8; }
@@ -451,7 +515,7 @@ static void plan_call(call *c, int threads, int pairs)
     int want = pairs ? key->k - threads : 0, used[MNS_RSA_MAX_PRIMES] = {0};
     c->jobs = 0;
     for (int j = 0; 2 * j + 1 < key->k && want > 0; j++)
-        if (key->x2[j]) {
+        if (key->pair_on[j]) {
             c->a[c->jobs] = 2 * j;
             c->b[c->jobs++] = 2 * j + 1;
             used[2 * j] = used[2 * j + 1] = 1;

@@ -107,11 +107,16 @@ struct mns_rsa {
     mpz_t n, e;
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
-    /* pairs for interleaving (issue 8 item 3): channel 2j with 2j + 1 when
-     * their fields can share mns_field_powm_x2 (src/core/field_internal.h);
-     * x2[j] is mns_field_x2 of the pair (0: not paired) */
+    /* pairs for interleaving (issue 8 item 3): channels 2j and 2j + 1 when
+     * their fields can share mns_field_powm_x2 (src/core/field_internal.h):
+     * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
+     * calls on fewer threads than channels pair them: where the pair ran
+     * faster than the two channels alone when the key was made
+     * (probe_ratio[j] = pair time / solo time, measured then) */
     int x2[MNS_RSA_MAX_PRIMES / 2];
-    int npairs;
+    int pair_on[MNS_RSA_MAX_PRIMES / 2];
+    double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
+    int npairs;         /* pairs with pair_on */
     size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
     /* the key's call slot, taken with trylock; a concurrent call makes its own */
     pthread_mutex_t slot_lock;
