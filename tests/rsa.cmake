@@ -18,6 +18,9 @@ if(MNS_LIBCRYPTO_FOUND AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/rsa_bench.c)
   target_link_libraries(mns-rsa-bench PRIVATE mns_static PkgConfig::MNS_LIBCRYPTO)
   target_include_directories(mns-rsa-bench PRIVATE ${PROJECT_SOURCE_DIR}/src
     ${CMAKE_CURRENT_SOURCE_DIR})
+  # OpenSSL 4.0 (the `cryptography` wheel) is timed right after, in the same run
+  target_compile_definitions(mns-rsa-bench PRIVATE
+    MNS_RSA_CRYPTOGRAPHY_BENCH="${CMAKE_CURRENT_SOURCE_DIR}/rsa_cryptography_bench.py")
 endif()
 
 # Constant-time check of the whole private operation under valgrind memcheck

@@ -4,9 +4,12 @@
  * signature: for each implementation, `batches` batches of `reps`
  * signatures, the minimum of each batch, the median of those minima.
  *
- * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q]
+ * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q] [-n]
  *   -s may be repeated (default: auto, mont, pmns-ifma, rns-ifma; specs that
  *   cannot serve a key are reported and skipped). -q: the small keys only.
+ *   At the end, tests/rsa_cryptography_bench.py times the `cryptography`
+ *   wheel's OpenSSL (4.0, with its AVX-512 IFMA RSA code) at the TSC
+ *   frequency measured here, when python3 can import it; -n skips that.
  * Keys: RSA-2048/3072/4096 with 2 primes, RSA-4096 with 4 and 8 primes,
  * primes from GMP with a fixed seed. Each mns configuration runs on 1 and 2
  * threads (the key's pool) as mns_rsa_private does ("1 thr", "2 thr": with
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #include "mns.h"
@@ -71,6 +75,20 @@ static double measure(op_fn f, void *arg)
  * turn: the medians of their per-batch minima. */
 typedef struct mns_arg mns_arg;
 static void measure_ab(op_fn f, mns_arg *arg, int mode_a, int mode_b, double *ra, double *rb);
+
+/* The TSC rate, against the monotonic clock over 50 ms. */
+static double tsc_ghz(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __rdtsc();
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec) < 5e7);
+    uint64_t t1 = __rdtsc();
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return (double)(t1 - t0) / ns;
+}
 
 /* ---- the implementations ---- */
 
@@ -227,7 +245,7 @@ static double entry_share(const mns_rsa *key)
 int main(int argc, char **argv)
 {
     const char *specs[16];
-    int nspecs = 0, quick = 0;
+    int nspecs = 0, quick = 0, no_crypto = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-b") && i + 1 < argc)
             batches = atoi(argv[++i]);
@@ -237,8 +255,10 @@ int main(int argc, char **argv)
             specs[nspecs++] = argv[++i];
         else if (!strcmp(argv[i], "-q"))
             quick = 1;
+        else if (!strcmp(argv[i], "-n"))
+            no_crypto = 1;
         else {
-            fprintf(stderr, "usage: %s [-b batches] [-r reps] [-s spec]... [-q]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n", argv[0]);
             return 2;
         }
     }
@@ -343,5 +363,21 @@ int main(int argc, char **argv)
         rsa_test_key_clear(&t);
     }
     gmp_randclear(r);
+#ifdef MNS_RSA_CRYPTOGRAPHY_BENCH
+    if (!no_crypto) {
+        /* the wheel times wall clock: converted at this machine's TSC rate */
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import cryptography' 2>/dev/null && python3 %s --tsc-ghz %.3f "
+                 "--batches %d --reps %d%s",
+                 MNS_RSA_CRYPTOGRAPHY_BENCH, tsc_ghz(), batches, reps,
+                 quick ? " --quick" : "");
+        fflush(stdout);
+        if (system(cmd) != 0)
+            printf("(cryptography wheel not available: pip install cryptography)\n");
+    }
+#else
+    (void)no_crypto;
+#endif
     return 0;
 }

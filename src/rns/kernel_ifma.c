@@ -194,6 +194,45 @@ MNS_IFMA void mns_rns_mul_ifma_x2(const mns_rns *c0, const mns_rns *c1, uint64_t
     mul_lanes(2, c, r, a, b);
 }
 
+/* set_words (words.c) on the IFMA kernel's channels, m = 2^52 - c, 8 per
+ * vector: the value's 52-bit digits by Horner, acc <- acc 2^52 + d mod m,
+ * with 2^52 = c (mod m):
+ *   acc c + d = lo + hi 2^52 (lo < 2^53, hi < 2^16) = lo + hi c (mod m),
+ *   t = lo + hi c < 2^54; t = (t mod 2^52) + (t >> 52) c < 2^52 + 2^18 < 2m;
+ *   acc = min(t, t - m) (t - m wraps when t < m).
+ * The chains of the 2n channels run side by side; the digits are cut from
+ * the words by public shifts. Then r = x (M'^2 mod p) M'^-1, as the portable
+ * path. Constant time: no branch, no index on the value. */
+MNS_IFMA void mns_rns_set_words_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, size_t pn)
+{
+    const size_t n2 = 2 * c->n, nv = n2 / 8, nd = (64 * pn + 51) / 52;
+    const __m512i mask = _mm512_set1_epi64(((int64_t)1 << 52) - 1), z = _mm512_setzero_si512();
+    __m512i acc[2 * MNS_RNS_NMAX / 8];
+    _Alignas(64) uint64_t x[2 * MNS_RNS_NMAX];
+    for (size_t v = 0; v < nv; v++)
+        acc[v] = z;
+    for (size_t k = nd; k-- > 0;) {
+        /* digit k: bits [52 k, 52 k + 52) of the pn words */
+        const size_t bit = 52 * k, w = bit / 64;
+        const unsigned sh = (unsigned)(bit % 64);
+        uint64_t d = a[w] >> sh;
+        if (sh > 12 && w + 1 < pn) /* public: the digit spans two words */
+            d |= a[w + 1] << (64 - sh);
+        const __m512i dv = _mm512_set1_epi64((int64_t)(d & (((uint64_t)1 << 52) - 1)));
+        for (size_t v = 0; v < nv; v++) {
+            const __m512i cv = LD(c->c + 8 * v), mv = LD(c->m + 8 * v);
+            __m512i lo = _mm512_madd52lo_epu64(dv, acc[v], cv);
+            __m512i hi = _mm512_madd52hi_epu64(z, acc[v], cv);
+            __m512i t = _mm512_madd52lo_epu64(lo, hi, cv);
+            t = _mm512_madd52lo_epu64(_mm512_and_si512(t, mask), _mm512_srli_epi64(t, 52), cv);
+            acc[v] = _mm512_min_epu64(t, _mm512_sub_epi64(t, mv));
+        }
+    }
+    for (size_t v = 0; v < nv; v++)
+        ST(x + 8 * v, acc[v]);
+    c->mul(c, r, x, c->r2);
+}
+
 MNS_IFMA void mns_rns_add_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a,
                                const uint64_t *b)
 {
@@ -226,6 +265,10 @@ void mns_rns_mul_ifma_x2(const mns_rns *c0, const mns_rns *c1, uint64_t *r0, con
 {
     c0->mul(c0, r0, a0, b0);
     c1->mul(c1, r1, a1, b1);
+}
+void mns_rns_set_words_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, size_t pn)
+{
+    (void)c, (void)r, (void)a, (void)pn; /* never selected: no IFMA kernel in this build */
 }
 
 #endif

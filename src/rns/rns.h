@@ -107,6 +107,8 @@ size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next
 /* set_words of backend.h (words.c): r <- the tight element of the
  * mpz_size(p)-word value a < p, constant time. */
 void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+/* Its IFMA form (kernel_ifma.c), for contexts on the IFMA kernel. */
+void mns_rns_set_words_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, size_t pn);
 /* get_words of backend.h (words.c): r <- the canonical value of the tight
  * element a as mpz_size(p) words, constant time, no allocation below
  * MNS_TMP_STACK_WORDS of scratch (every n of this build). */

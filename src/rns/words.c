@@ -33,6 +33,10 @@ void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_rns *c = ctx;
     const size_t pn = mpz_size(c->p), n2 = 2 * c->n;
+    if (c->kernel == MNS_RNS_KERNEL_IFMA) { /* radix 2^52, 8 channels a vector */
+        mns_rns_set_words_ifma(c, r, a, pn);
+        return;
+    }
     const unsigned e = c->e;
     uint64_t x[2 * MNS_RNS_NMAX], t64[2 * MNS_RNS_NMAX];
     for (size_t i = 0; i < n2; i++) {

@@ -89,7 +89,8 @@ typedef struct mns_rsa_pool mns_rsa_pool;
  *   also its lane of a pair; crt: Garner's scratch; x: the result, xn words;
  *   em: the PKCS#1 encoding, nbytes; z[i]: the channel's get_mpz target and
  *   chk: the fault check's x^e mod n, both allocated large enough that GMP
- *   does not reallocate them. */
+ *   does not reallocate them; ck: the check's words in the field of n
+ *   (key->fn: elements X, Y, the result, the exponentiation's scratch). */
 typedef struct mns_rsa_slot {
     mp_limb_t *block;
     size_t words;
@@ -98,6 +99,7 @@ typedef struct mns_rsa_slot {
     unsigned char *em;
     mpz_t z[MNS_RSA_MAX_PRIMES];
     mpz_t chk;
+    uint64_t *ck;
 } mns_rsa_slot;
 
 struct mns_rsa {
@@ -118,6 +120,11 @@ struct mns_rsa {
     double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
     int npairs;         /* pairs with pair_on */
     size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
+    /* the fault check's field of n (rns-ifma: set_words, 17 products and
+     * get_words cost about half of GMP's mpz_powm for e = 65537); NULL where
+     * it cannot be had (no IFMA): GMP's mpz_powm then */
+    mns_field *fn;
+    size_t ck_words;
     /* the key's call slot, taken with trylock; a concurrent call makes its own */
     pthread_mutex_t slot_lock;
     mns_rsa_slot slot;
