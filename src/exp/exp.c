@@ -84,6 +84,33 @@ static void entry_masks(uint64_t *mask, size_t count, uint64_t idx)
 }
 
 #ifdef EXP_X86
+/* R registers (8 R words at offset i of every entry) in one pass over the
+ * entries: each entry's words are loaded once and merged with one
+ * vpternlogq (acc | (mask & e), truth table 0xF8) instead of an and and an
+ * or: the Select shares ports 0 and 5 with the multiplications' vpmadd52,
+ * so its vector operations are what it costs. */
+#define SELECT_PASS(R)                                                                         \
+    __attribute__((target("avx512f"))) static inline void select_pass_##R(                     \
+        uint64_t *restrict r, const uint64_t *restrict table, size_t count, size_t stride,     \
+        const uint64_t *mask, size_t i)                                                        \
+    {                                                                                          \
+        __m512i acc[R];                                                                        \
+        _Pragma("GCC unroll 4") for (int j = 0; j < R; j++) acc[j] = _mm512_setzero_si512();   \
+        for (size_t k = 0; k < count; k++) {                                                   \
+            const __m512i m = _mm512_set1_epi64((long long)mask[k]);                           \
+            const uint64_t *e = table + k * stride + i;                                        \
+            _Pragma("GCC unroll 4") for (int j = 0; j < R; j++) acc[j] =                       \
+                _mm512_ternarylogic_epi64(acc[j], m, _mm512_load_si512((const void *)(e + 8 * j)), \
+                                          0xF8);                                               \
+        }                                                                                      \
+        _Pragma("GCC unroll 4") for (int j = 0; j < R; j++)                                    \
+            _mm512_storeu_si512((void *)(r + i + 8 * j), acc[j]);                              \
+    }
+SELECT_PASS(1)
+SELECT_PASS(2)
+SELECT_PASS(3)
+SELECT_PASS(4)
+
 __attribute__((target("avx512f"))) static void select_avx512(uint64_t *restrict r,
                                                              const uint64_t *restrict table,
                                                              size_t count, size_t stride,
@@ -91,35 +118,15 @@ __attribute__((target("avx512f"))) static void select_avx512(uint64_t *restrict 
 {
     uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
     entry_masks(mask, count, idx);
+    /* stride is a multiple of 8: passes of 4 registers, then one of 1-3 */
     size_t i = 0;
-    /* 4 registers (32 words) per pass over the entries */
-    for (; i + 32 <= stride; i += 32) {
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        for (size_t k = 0; k < count; k++) {
-            const __m512i m = _mm512_set1_epi64((long long)mask[k]);
-            const uint64_t *e = table + k * stride + i;
-            a0 = _mm512_or_si512(a0, _mm512_and_si512(m, _mm512_load_si512((const void *)e)));
-            a1 = _mm512_or_si512(a1, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 8))));
-            a2 = _mm512_or_si512(a2, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 16))));
-            a3 = _mm512_or_si512(a3, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 24))));
-        }
-        _mm512_storeu_si512((void *)(r + i), a0);
-        _mm512_storeu_si512((void *)(r + i + 8), a1);
-        _mm512_storeu_si512((void *)(r + i + 16), a2);
-        _mm512_storeu_si512((void *)(r + i + 24), a3);
-    }
-    /* the rest (stride is a multiple of 8): two accumulators, so that
-     * the OR chain is not one long dependency */
-    for (; i < stride; i += 8) {
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0;
-        for (size_t k = 0; k + 1 < count; k += 2) {
-            const uint64_t *e = table + k * stride + i;
-            a0 = _mm512_or_si512(a0, _mm512_and_si512(_mm512_set1_epi64((long long)mask[k]),
-                                                      _mm512_load_si512((const void *)e)));
-            a1 = _mm512_or_si512(a1, _mm512_and_si512(_mm512_set1_epi64((long long)mask[k + 1]),
-                                                      _mm512_load_si512((const void *)(e + stride))));
-        }
-        _mm512_store_si512((void *)(r + i), _mm512_or_si512(a0, a1));
+    for (; i + 32 <= stride; i += 32)
+        select_pass_4(r, table, count, stride, mask, i);
+    switch ((stride - i) / 8) {
+    case 3: select_pass_3(r, table, count, stride, mask, i); break;
+    case 2: select_pass_2(r, table, count, stride, mask, i); break;
+    case 1: select_pass_1(r, table, count, stride, mask, i); break;
+    default: break;
     }
 }
 
