@@ -13,10 +13,11 @@
  *
  * Waiting: spin briefly, then sleep. A worker that finished a call watches
  * its generation for MNS_RSA_SPIN_NS before it sleeps, and the caller
- * watches the finished count as long before it sleeps: waking a sleeping
- * thread takes tens of microseconds on this virtual machine (a channel of
- * RSA-2048 takes ~150). The spinning is bounded, so an idle key costs no
- * CPU after that.
+ * watches the finished count as long before it sleeps, so that back-to-back
+ * calls do not pay a sleeping thread's wake-up (two threads gave only 1.28x
+ * one at RSA-2048 on the quiet machine with sleeping workers; docs/rsa.md
+ * has what the spin was measured to cost under load). The spinning is
+ * bounded, so an idle key costs no CPU after that.
  *
  * Synchronisation: `lock` serialises callers (trylock: a busy pool is
  * reported, the caller then spawns threads of its own). job, arg and jobs
