@@ -48,23 +48,28 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* ticks: the minimum over one batch of reps calls */
+static uint64_t batch_min(op_fn f, void *arg)
+{
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = __rdtsc();
+        f(arg);
+        uint64_t t = __rdtsc() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
 /* millions of ticks: the median of per-batch minima */
 static double measure(op_fn f, void *arg)
 {
     uint64_t *mins = malloc(sizeof(uint64_t) * (size_t)batches);
-    f(arg); /* warm-up (and the pool's creation) */
+    f(arg); /* warm-up */
     f(arg);
-    for (int b = 0; b < batches; b++) {
-        uint64_t best = UINT64_MAX;
-        for (int r = 0; r < reps; r++) {
-            uint64_t t0 = __rdtsc();
-            f(arg);
-            uint64_t t = __rdtsc() - t0;
-            if (t < best)
-                best = t;
-        }
-        mins[b] = best;
-    }
+    for (int b = 0; b < batches; b++)
+        mins[b] = batch_min(f, arg);
     qsort(mins, (size_t)batches, sizeof mins[0], cmp_u64);
     double m = (double)mins[batches / 2] / 1e6;
     free(mins);
@@ -113,15 +118,7 @@ static void measure_ab(op_fn f, mns_arg *arg, int mode_a, int mode_b, double *ra
     for (int b = 0; b < batches; b++)
         for (int m = 0; m < 2; m++) {
             arg->mode = (mns_rsa_thread_mode)(m ? mode_b : mode_a);
-            uint64_t best = UINT64_MAX;
-            for (int r = 0; r < reps; r++) {
-                uint64_t t0 = __rdtsc();
-                f(arg);
-                uint64_t t = __rdtsc() - t0;
-                if (t < best)
-                    best = t;
-            }
-            mins[m * batches + b] = best;
+            mins[m * batches + b] = batch_min(f, arg);
         }
     qsort(mins, (size_t)batches, sizeof mins[0], cmp_u64);
     qsort(mins + batches, (size_t)batches, sizeof mins[0], cmp_u64);
