@@ -69,6 +69,18 @@ MNS_API void mns_pmns_mp_sqr(const mns_pmns_mp *c, uint64_t *r, const uint64_t *
 MNS_API void mns_pmns_mp_add(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 MNS_API void mns_pmns_mp_sub(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 MNS_API void mns_pmns_mp_reduce(const mns_pmns_mp *c, uint64_t *r, const uint64_t *a);
+/* Two independent products in one instruction stream: r0 <- a0 b0 in c0 and
+ * r1 <- a1 b1 in c1 (RSA-CRT: two channels on one thread keep the IFMA units
+ * busy while one product waits on its own latency). c0 and c1 may be the
+ * same context or two of the same (n, s) (e.g. two primes of one size with
+ * the same s= and n=); otherwise, and for the portable kernel, two ordinary
+ * calls. Same contract as mul / sqr for each product (r_i may alias a_i or
+ * b_i); constant time. */
+MNS_API void mns_pmns_mp_mul_x2(const mns_pmns_mp *c0, const mns_pmns_mp *c1, uint64_t *r0,
+                                const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
+                                const uint64_t *a1, const uint64_t *b1);
+MNS_API void mns_pmns_mp_sqr_x2(const mns_pmns_mp *c0, const mns_pmns_mp *c1, uint64_t *r0,
+                                const uint64_t *a0, uint64_t *r1, const uint64_t *a1);
 
 #ifdef __cplusplus
 }

@@ -222,6 +222,21 @@ mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *
     return MNS_OK;
 }
 
+int mns_field_has_get_words(const mns_field *f) { return f && f->inst.ops->get_words != NULL; }
+
+mns_status mns_field_get_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_get_words: NULL argument");
+    if (!f->inst.ops->get_words)
+        return mns_error(MNS_ENOTSUP, "mns_field_get_words: backend has no constant-time exit");
+    if (n != mpz_size(f->p))
+        return mns_error(MNS_EINVAL, "mns_field_get_words: %zu words, p has %zu", n,
+                         mpz_size(f->p));
+    f->inst.ops->get_words(f->ctx, r, a);
+    return MNS_OK;
+}
+
 void mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a)
 {
     f->inst.ops->get_mpz(f->ctx, r, a);
@@ -249,6 +264,82 @@ void mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a)
     f->inst.ops->reduce(f->ctx, r, a);
 }
 
+static mns_exp_ops exp_ops(const mns_field *f)
+{
+    const mns_exp_ops ops = {f->ctx, f->inst.limbs, f->inst.ops->mul, f->inst.ops->sqr,
+                             f->inst.ops->one};
+    return ops;
+}
+
+size_t mns_field_powm_scratch_words(const mns_field *f, size_t bits)
+{
+    return f->inst.ops->powm ? 0 : mns_exp_scratch_words(f->inst.limbs, bits);
+}
+
+void mns_field_powm_scratch(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e,
+                            uint64_t *scratch)
+{
+    if (f->inst.ops->powm) {
+        f->inst.ops->powm(f->ctx, r, a, e);
+        return;
+    }
+    const mns_exp_ops ops = exp_ops(f);
+    mns_exp_powm(&ops, r, a, e, scratch);
+}
+
+int mns_field_x2(const mns_field *f0, const mns_field *f1)
+{
+    const mns_field_ops *o = f0->inst.ops;
+    if (o != f1->inst.ops || o->powm || f0->inst.limbs != f1->inst.limbs)
+        return 0;
+    return o->mul_x2 && o->sqr_x2 ? 2 : 1;
+}
+
+size_t mns_field_powm_x2_lane_words(const mns_field *f, const mns_field *other, size_t bits)
+{
+    size_t single = mns_field_powm_scratch_words(f, bits);
+    if (!mns_field_x2(f, other))
+        return single;
+    size_t lane = mns_exp_x2_lane_words(f->inst.limbs, bits, other->inst.limbs);
+    return lane > single ? lane : single;
+}
+
+void mns_field_mul_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const uint64_t *b0,
+                      const mns_field *f1, uint64_t *r1, const uint64_t *a1, const uint64_t *b1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->mul_x2(f0->ctx, f1->ctx, r0, a0, b0, r1, a1, b1);
+        return;
+    }
+    f0->mul(f0->ctx, r0, a0, b0);
+    f1->mul(f1->ctx, r1, a1, b1);
+}
+
+void mns_field_sqr_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mns_field *f1,
+                      uint64_t *r1, const uint64_t *a1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->sqr_x2(f0->ctx, f1->ctx, r0, a0, r1, a1);
+        return;
+    }
+    f0->sqr(f0->ctx, r0, a0);
+    f1->sqr(f1->ctx, r1, a1);
+}
+
+void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
+                       const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
+                       uint64_t *scratch0, uint64_t *scratch1)
+{
+    if (!mns_field_x2(f0, f1)) {
+        mns_field_powm_scratch(f0, r0, a0, e0, scratch0);
+        mns_field_powm_scratch(f1, r1, a1, e1, scratch1);
+        return;
+    }
+    const mns_exp_x2 x2 = {{exp_ops(f0), exp_ops(f1)}, f0->inst.ops->mul_x2,
+                           f0->inst.ops->sqr_x2};
+    mns_exp_powm_x2(&x2, r0, a0, e0, r1, a1, e1, scratch0, scratch1);
+}
+
 void mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e)
 {
     if (mpz_sgn(e) < 0) {
@@ -260,8 +351,7 @@ void mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mp
         f->inst.ops->powm(f->ctx, r, a, e);
         return;
     }
-    const mns_exp_ops ops = {f->ctx, f->inst.limbs, f->inst.ops->mul, f->inst.ops->sqr,
-                             f->inst.ops->one};
+    const mns_exp_ops ops = exp_ops(f);
     if (mns_exp_powm_alloc(&ops, r, a, e) != MNS_OK)
         memset(r, 0, f->inst.limbs * sizeof(uint64_t));
 }

@@ -3,7 +3,9 @@
 # Run: build/tests/pmns-mp-timing [--specs "a;b"] [bits ...]
 find_package(OpenSSL COMPONENTS Crypto)
 if(OpenSSL_FOUND)
-  add_executable(pmns-mp-timing ${CMAKE_CURRENT_SOURCE_DIR}/pmns_mp_timing.c)
+  add_executable(pmns-mp-timing ${CMAKE_CURRENT_SOURCE_DIR}/pmns_mp_timing.c
+    ${PROJECT_SOURCE_DIR}/bench/primes.c ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
+  target_include_directories(pmns-mp-timing PRIVATE ${PROJECT_SOURCE_DIR}/bench)
   target_link_libraries(pmns-mp-timing PRIVATE mns_testutil OpenSSL::Crypto)
   target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
 endif()

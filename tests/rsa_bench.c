@@ -4,23 +4,32 @@
  * signature: for each implementation, `batches` batches of `reps`
  * signatures, the minimum of each batch, the median of those minima.
  *
- * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q]
+ * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q] [-n]
  *   -s may be repeated (default: auto, mont, pmns-ifma, rns-ifma; specs that
  *   cannot serve a key are reported and skipped). -q: the small keys only.
+ *   At the end, tests/rsa_cryptography_bench.py times the `cryptography`
+ *   wheel's OpenSSL (4.0, with its AVX-512 IFMA RSA code) at the TSC
+ *   frequency measured here, when python3 can import it; -n skips that.
  * Keys: RSA-2048/3072/4096 with 2 primes, RSA-4096 with 4 and 8 primes,
  * primes from GMP with a fixed seed. Each mns configuration runs on 1 and 2
- * threads (the key's pool; "spawn" = fresh threads per call, for
- * comparison). OpenSSL takes at most 5 primes, so RSA-4096 x 8 has no
- * OpenSSL figure. Also printed: the share of the channel time that is not
- * the exponentiation (constant-time entry into the field and exit mask). */
+ * threads (the key's pool) as mns_rsa_private does ("1 thr", "2 thr": with
+ * fewer threads than channels, pairs of channels share a thread through the
+ * x2 exponentiation) and with every channel alone ("solo": MNS_RSA_NO_PAIRS),
+ * the two alternating batch by batch. OpenSSL takes at most 5 primes, so
+ * RSA-4096 x 8 has no OpenSSL figure. Also printed: the pairs of the key
+ * (x2=kernels: the backend's mul_x2/sqr_x2; two-calls: the shared driver
+ * over ordinary products), and the share of a channel's time that is not
+ * the exponentiation (constant-time entry and exit). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <x86intrin.h>
 
 #include "mns.h"
 #include "mns_rsa.h"
+#include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 #include "rsa_keygen.h"
 #include "rsa_ossl.h"
@@ -39,40 +48,85 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* ticks: the minimum over one batch of reps calls */
+static uint64_t batch_min(op_fn f, void *arg)
+{
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = __rdtsc();
+        f(arg);
+        uint64_t t = __rdtsc() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
 /* millions of ticks: the median of per-batch minima */
 static double measure(op_fn f, void *arg)
 {
     uint64_t *mins = malloc(sizeof(uint64_t) * (size_t)batches);
-    f(arg); /* warm-up (and the pool's creation) */
+    f(arg); /* warm-up */
     f(arg);
-    for (int b = 0; b < batches; b++) {
-        uint64_t best = UINT64_MAX;
-        for (int r = 0; r < reps; r++) {
-            uint64_t t0 = __rdtsc();
-            f(arg);
-            uint64_t t = __rdtsc() - t0;
-            if (t < best)
-                best = t;
-        }
-        mins[b] = best;
-    }
+    for (int b = 0; b < batches; b++)
+        mins[b] = batch_min(f, arg);
     qsort(mins, (size_t)batches, sizeof mins[0], cmp_u64);
     double m = (double)mins[batches / 2] / 1e6;
     free(mins);
     return m;
 }
 
+/* Two configurations of one mns call (modes a and b), batch by batch in
+ * turn: the medians of their per-batch minima. */
+typedef struct mns_arg mns_arg;
+static void measure_ab(op_fn f, mns_arg *arg, int mode_a, int mode_b, double *ra, double *rb);
+
+/* The TSC rate, against the monotonic clock over 50 ms. */
+static double tsc_ghz(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __rdtsc();
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec) < 5e7);
+    uint64_t t1 = __rdtsc();
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return (double)(t1 - t0) / ns;
+}
+
 /* ---- the implementations ---- */
 
 static unsigned char digest[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 
-typedef struct mns_arg {
+struct mns_arg {
     const mns_rsa *key;
     int threads;
     mns_rsa_thread_mode mode;
     mpz_t in, out;
     int bad;
-} mns_arg;
+};
+
+static void measure_ab(op_fn f, mns_arg *arg, int mode_a, int mode_b, double *ra, double *rb)
+{
+    uint64_t *mins = malloc(sizeof(uint64_t) * 2 * (size_t)batches);
+    for (int m = 0; m < 2; m++) { /* warm-up */
+        arg->mode = (mns_rsa_thread_mode)(m ? mode_b : mode_a);
+        f(arg);
+        f(arg);
+    }
+    for (int b = 0; b < batches; b++)
+        for (int m = 0; m < 2; m++) {
+            arg->mode = (mns_rsa_thread_mode)(m ? mode_b : mode_a);
+            mins[m * batches + b] = batch_min(f, arg);
+        }
+    qsort(mins, (size_t)batches, sizeof mins[0], cmp_u64);
+    qsort(mins + batches, (size_t)batches, sizeof mins[0], cmp_u64);
+    *ra = (double)mins[batches / 2] / 1e6;
+    *rb = (double)mins[batches + batches / 2] / 1e6;
+    arg->mode = (mns_rsa_thread_mode)mode_a;
+    free(mins);
+}
 
 static void run_mns(void *p)
 {
@@ -146,50 +200,40 @@ static void gmp_release(gmp_arg *a)
     mpz_clears(a->in, a->out, a->s, a->h, NULL);
 }
 
-/* the share of channel 0's time outside mns_field_powm */
+/* the share of channel 0's time outside the exponentiation: the channel
+ * (entry, exponentiation, exit) against the exponentiation alone, in the
+ * key's own slot */
 typedef struct part_arg {
     const mns_rsa *key;
-    uint64_t *scratch, *x, *y;
-    mp_limb_t *in, *mask, *s;
+    mns_rsa_slot *sl;
 } part_arg;
-
-static void run_channel(void *p)
-{
-    part_arg *a = p;
-    mns_rsa_channel_run(&a->key->ch[0], a->s, a->in, a->key->nn, a->scratch);
-}
 
 static void run_powm(void *p)
 {
     part_arg *a = p;
-    mns_field_powm(a->key->ch[0].f, a->y, a->x, a->key->ch[0].dexp);
+    const mns_rsa_channel *c = &a->key->ch[0];
+    uint64_t *chs = a->sl->chs[0];
+    mns_field_powm_scratch(c->f, mns_rsa_channel_y(c, a->key->nn, chs),
+                           mns_rsa_channel_x(c, a->key->nn, chs), c->dexp, a->sl->pw[0]);
+}
+
+static void run_channel(void *p)
+{
+    part_arg *a = p;
+    const mns_rsa_channel *c = &a->key->ch[0];
+    mns_rsa_channel_in(c, a->sl->in, a->key->nn, a->sl->chs[0]);
+    run_powm(p);
+    mns_rsa_channel_out(c, a->sl->s[0], a->sl->z[0], a->key->nn, a->sl->chs[0]);
 }
 
 static double entry_share(const mns_rsa *key)
 {
-    const mns_rsa_channel *c = &key->ch[0];
-    part_arg a = {key, NULL, NULL, NULL, NULL, NULL, NULL};
-    a.scratch = calloc(mns_rsa_channel_scratch(c, key->nn), 8);
-    a.x = calloc(c->limbs, 8);
-    a.y = calloc(c->limbs, 8);
-    a.in = calloc(key->nn, 8);
-    a.mask = calloc(c->pn + 1, 8);
-    a.s = calloc(c->pn, 8);
+    int own;
+    part_arg a = {key, mns_rsa_slot_take(key, &own)};
     for (size_t i = 0; i < key->nn - 1; i++)
-        a.in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-    for (size_t i = 0; i <= c->pn; i++)
-        a.mask[i] = 0xc2b2ae3d27d4eb4full * (i + 3);
-    mpz_t v;
-    mpz_init_set_ui(v, 12345);
-    mns_field_set_mpz(c->f, a.x, v);
-    mpz_clear(v);
+        a.sl->in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
     double ch = measure(run_channel, &a), pw = measure(run_powm, &a);
-    free(a.scratch);
-    free(a.x);
-    free(a.y);
-    free(a.in);
-    free(a.mask);
-    free(a.s);
+    mns_rsa_slot_give(key, a.sl, own);
     return ch > 0 ? (ch - pw) / ch : 0;
 }
 
@@ -198,7 +242,7 @@ static double entry_share(const mns_rsa *key)
 int main(int argc, char **argv)
 {
     const char *specs[16];
-    int nspecs = 0, quick = 0;
+    int nspecs = 0, quick = 0, no_crypto = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-b") && i + 1 < argc)
             batches = atoi(argv[++i]);
@@ -208,8 +252,10 @@ int main(int argc, char **argv)
             specs[nspecs++] = argv[++i];
         else if (!strcmp(argv[i], "-q"))
             quick = 1;
+        else if (!strcmp(argv[i], "-n"))
+            no_crypto = 1;
         else {
-            fprintf(stderr, "usage: %s [-b batches] [-r reps] [-s spec]... [-q]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n", argv[0]);
             return 2;
         }
     }
@@ -230,8 +276,8 @@ int main(int argc, char **argv)
 
     printf("mns-rsa-bench: %s; median of %d batch minima of %d; M TSC ticks per signature\n",
            OpenSSL_version(OPENSSL_VERSION), batches, reps);
-    printf("%-14s %-26s %8s %8s %8s %8s  %s\n", "key", "implementation", "1 thr", "2 thr",
-           "2 spawn", "vs ossl", "notes");
+    printf("%-14s %-26s %8s %8s %8s %8s %8s  %s\n", "key", "implementation", "1 thr", "1 solo",
+           "2 thr", "2 solo", "vs ossl", "notes");
     gmp_randstate_t r;
     gmp_randinit_default(r);
     gmp_randseed_ui(r, 20260808);
@@ -252,22 +298,22 @@ int main(int argc, char **argv)
             oa.sig = malloc(oa.len);
             if (oa.ctx) {
                 ossl = measure(run_ossl, &oa);
-                printf("%-14s %-26s %8.3f %8s %8s %8s  %s\n", name, "openssl EVP_PKEY_sign", ossl,
-                       "-", "-", "1.00", oa.bad ? "ERRORS" : "");
+                printf("%-14s %-26s %8.3f %8s %8s %8s %8s  %s\n", name, "openssl EVP_PKEY_sign",
+                       ossl, "-", "-", "-", "1.00", oa.bad ? "ERRORS" : "");
             }
             EVP_PKEY_CTX_free(oa.ctx);
             free(oa.sig);
             EVP_PKEY_free(pkey);
         } else {
-            printf("%-14s %-26s %8s %8s %8s %8s  %s\n", name, "openssl EVP_PKEY_sign", "-", "-",
-                   "-", "-", "OpenSSL takes at most 5 primes");
+            printf("%-14s %-26s %8s %8s %8s %8s %8s  %s\n", name, "openssl EVP_PKEY_sign", "-",
+                   "-", "-", "-", "-", "OpenSSL takes at most 5 primes");
         }
 
         gmp_arg ga;
         gmp_prepare(&ga, &t, in);
         double g = measure(run_gmp, &ga);
-        printf("%-14s %-26s %8.3f %8s %8s %8.2f\n", name, "gmp mpz_powm_sec CRT", g, "-", "-",
-               ossl > 0 ? ossl / g : 0);
+        printf("%-14s %-26s %8.3f %8s %8s %8s %8.2f\n", name, "gmp mpz_powm_sec CRT", g, "-", "-",
+               "-", ossl > 0 ? ossl / g : 0);
         gmp_release(&ga);
 
         for (int s = 0; s < nspecs; s++) {
@@ -276,18 +322,19 @@ int main(int argc, char **argv)
             char label[64];
             snprintf(label, sizeof label, "mns %s", specs[s]);
             if (st != MNS_OK) {
-                printf("%-14s %-26s %8s %8s %8s %8s  skipped: %s\n", name, label, "-", "-", "-",
-                       "-", mns_last_error());
+                printf("%-14s %-26s %8s %8s %8s %8s %8s  skipped: %s\n", name, label, "-", "-",
+                       "-", "-", "-", mns_last_error());
                 continue;
             }
             mns_arg ma = {key, 1, MNS_RSA_THREADS_POOL, {{0}}, {{0}}, 0};
             mpz_inits(ma.in, ma.out, NULL);
             mpz_set(ma.in, in);
-            double one = measure(run_mns, &ma);
+            /* with and without pairs (x2), one after the other batch by
+             * batch so that both see the same load */
+            double one, one_solo, two, two_solo;
+            measure_ab(run_mns, &ma, MNS_RSA_THREADS_POOL, MNS_RSA_NO_PAIRS, &one, &one_solo);
             ma.threads = 2;
-            double two = measure(run_mns, &ma);
-            ma.mode = MNS_RSA_THREADS_SPAWN;
-            double spawn = measure(run_mns, &ma);
+            measure_ab(run_mns, &ma, MNS_RSA_THREADS_POOL, MNS_RSA_NO_PAIRS, &two, &two_solo);
             double share = entry_share(key);
             /* the backend of channel 0, from the describe text */
             const char *d = strstr(mns_rsa_describe(key), "\n ch0");
@@ -299,9 +346,11 @@ int main(int argc, char **argv)
             }
             double create = 0;
             sscanf(strstr(mns_rsa_describe(key), "create_ms=") + 10, "%lf", &create);
-            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.2f  %s; entry+exit %.0f%% of a channel; "
-                   "key %.0f ms%s\n",
-                   name, label, one, two, spawn, ossl > 0 ? ossl / one : 0, be, 100 * share, create,
+            const char *pr = strstr(mns_rsa_describe(key), "pairs=");
+            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.3f %8.2f  %s; %.*s; entry+exit %.0f%% of a "
+                   "channel; key %.0f ms%s\n",
+                   name, label, one, one_solo, two, two_solo, ossl > 0 ? ossl / one : 0, be,
+                   pr ? (int)strcspn(pr, "\n") : 0, pr ? pr : "", 100 * share, create,
                    ma.bad ? "; ERRORS" : "");
             mpz_clears(ma.in, ma.out, NULL);
             mns_rsa_free(key);
@@ -311,5 +360,21 @@ int main(int argc, char **argv)
         rsa_test_key_clear(&t);
     }
     gmp_randclear(r);
+#ifdef MNS_RSA_CRYPTOGRAPHY_BENCH
+    if (!no_crypto) {
+        /* the wheel times wall clock: converted at this machine's TSC rate */
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import cryptography' 2>/dev/null && python3 %s --tsc-ghz %.3f "
+                 "--batches %d --reps %d%s",
+                 MNS_RSA_CRYPTOGRAPHY_BENCH, tsc_ghz(), batches, reps,
+                 quick ? " --quick" : "");
+        fflush(stdout);
+        if (system(cmd) != 0)
+            printf("(cryptography wheel not available: pip install cryptography)\n");
+    }
+#else
+    (void)no_crypto;
+#endif
     return 0;
 }

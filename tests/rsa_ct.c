@@ -5,14 +5,17 @@
  *
  * Marked secret, per channel: the words of p_i (the top word excepted, see
  * below), of the padded exponent d_i (the top word excepted), the exit mask
- * u and u^-1, the Garner constants (product of the earlier primes and its
- * inverse). So every step of mns_rsa_private is covered: in mod p_i
- * (mpn_sec_div_r), the entry into the field (set_words, or the digit tables
- * of a backend without it), the exponentiation, the exit mask and its
- * removal, Garner's CRT, and the wiping of scratch. The library itself
- * declassifies, where they become public by design (MNS_RSA_DECLASSIFY in
- * src/rsa/rsa_internal.h): the result before the fault check, and the masked
- * channel result s_i u that get_mpz sees (docs/rsa.md).
+ * u and u^-1 (backends without get_words), the Garner constants (product of
+ * the earlier primes and its inverse). So every step of mns_rsa_private is
+ * covered: in mod p_i (mpn_sec_div_r), the entry into the field (set_words,
+ * or the digit tables of a backend without it), the exponentiation (one
+ * channel alone, and two channels sharing a thread through the x2 driver of
+ * src/exp: with one thread every pair runs there), the exit (get_words, or
+ * the mask and its removal), Garner's CRT, and the wiping of scratch. The
+ * library itself declassifies, where they become public by design
+ * (MNS_RSA_DECLASSIFY in src/rsa/rsa_internal.h): the result before the
+ * fault check, and the masked channel result s_i u that get_mpz sees
+ * (docs/rsa.md).
  *
  * Not covered: the fields' own copies of p_i and their constants derived
  * from it (made by mns_field_new, which is variable time by contract; the
@@ -20,7 +23,8 @@
  * and of d_i: mpn_sec_div_r normalises the divisor by the bit length of
  * p_i and powm takes the exponent's bit length (both public sizes) from
  * the top word. valgrind has no AVX-512: run with portable kernels (mont,
- * mont:kernel=generic, rns, pmns specs).
+ * mont:kernel=generic, rns, rns-ifma:kernel=generic (its x2 entry point,
+ * which makes two portable calls), pmns specs).
  *
  * Usage: mns-rsa-ct [--selftest] SPEC...  (under valgrind --error-exitcode=N)
  * --selftest also runs a variable-time library call (get_mpz) on a marked
@@ -83,17 +87,30 @@ static int run(const char *spec, size_t bits, int k, gmp_randstate_t r, int self
         rsa_test_key_clear(&t);
         return 1;
     }
+    /* every pair that can share the x2 driver does (the key's own timing
+     * probe may have turned some off): one thread then runs them */
+    for (int j = 0; 2 * j + 1 < k; j++)
+        key->pair_on[j] = key->x2[j] != 0;
     int bad = 0;
     mpz_t in, out, want;
     mpz_inits(in, out, want, NULL);
     mark(key, 1);
     if (selftest) {
         /* variable time on purpose, in the library: get_mpz (mpz_import
-         * normalises its size by the value) of the secret exit mask */
+         * normalises its size by the value) of an element that depends on
+         * the secret p_0 (the input entered into channel 0: in mod p_0) */
+        const mns_rsa_channel *c = &key->ch[0];
+        uint64_t *sc = calloc(mns_rsa_channel_scratch(c, key->nn), sizeof(uint64_t));
+        mp_limb_t *w = calloc(key->nn, sizeof(mp_limb_t));
+        for (size_t i = 0; i + 1 < key->nn; i++)
+            w[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+        mns_rsa_channel_in(c, w, key->nn, sc);
         mpz_t z;
         mpz_init(z);
-        mns_field_get_mpz(key->ch[0].f, z, key->ch[0].umask);
+        mns_field_get_mpz(c->f, z, mns_rsa_channel_x(c, key->nn, sc));
         mpz_clear(z);
+        free(w);
+        free(sc);
     }
     for (int threads = 1; threads <= 2; threads++) {
         mpz_urandomm(in, r, t.n);

@@ -7,9 +7,13 @@
  * would make two traces differ; every trace of one operation must be equal.
  *
  * Operations traced per IFMA backend (pmns-ifma, pmns-mp-ifma, rns-ifma) at
- * the RSA channel sizes: mul, sqr, add, sub, reduce, set_words, and powm
- * with exponents of one bit length (short ones: single-stepping costs some
- * microseconds per instruction). Inputs: 0, 1, p - 1, all-ones words below
+ * the RSA channel sizes: mul, sqr, add, sub, reduce, set_words, get_words
+ * (where the backend has it; else the refusal is traced), powm with
+ * exponents of one bit length (short ones: single-stepping costs some
+ * microseconds per instruction), and the pair of RSA channels sharing a
+ * thread: mul_x2, sqr_x2 (the backend's x2 kernels, or two calls) and
+ * powm_x2 (src/exp's driver), on a second field of another prime of the
+ * same size whose inputs vary too. Inputs: 0, 1, p - 1, all-ones words below
  * p, random values. Memory indices are not traced (addresses of loads and
  * stores); the kernels read their tables whole (mns_ct_select).
  *
@@ -32,9 +36,24 @@
 
 /* OP_CONTROL branches on the data on purpose: its traces must differ, or
  * the tracer is blind and the test fails. */
-enum { OP_MUL, OP_SQR, OP_ADD, OP_SUB, OP_REDUCE, OP_SET_WORDS, OP_POWM, OP_CONTROL, OP_COUNT };
-static const char *const op_name[OP_COUNT] = {"mul",       "sqr",  "add",    "sub", "reduce",
-                                              "set_words", "powm", "control"};
+enum {
+    OP_MUL,
+    OP_SQR,
+    OP_ADD,
+    OP_SUB,
+    OP_REDUCE,
+    OP_SET_WORDS,
+    OP_GET_WORDS,
+    OP_POWM,
+    OP_MUL_X2,
+    OP_SQR_X2,
+    OP_POWM_X2,
+    OP_CONTROL,
+    OP_COUNT
+};
+static const char *const op_name[OP_COUNT] = {
+    "mul",       "sqr",  "add",    "sub",    "reduce",  "set_words",
+    "get_words", "powm", "mul_x2", "sqr_x2", "powm_x2", "control"};
 #define INPUTS 6
 #define EXP_BITS 24
 
@@ -63,13 +82,17 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
     raise(SIGSTOP); /* the parent attaches its options here */
     for (int s = 0; s < nspecs; s++)
         for (int b = 0; b < nbits; b++) {
-            mpz_t p, a, e;
-            mpz_inits(p, a, e, NULL);
+            mpz_t p, p2, a, e, e2;
+            mpz_inits(p, p2, a, e, e2, NULL);
             mpz_urandomb(p, r, bits[b]);
             mpz_setbit(p, bits[b] - 1);
             mpz_nextprime(p, p);
-            mns_field *f = NULL;
-            if (mns_field_new(&f, p, specs[s]) != MNS_OK) {
+            mpz_urandomb(p2, r, bits[b]);
+            mpz_setbit(p2, bits[b] - 1);
+            mpz_nextprime(p2, p2);
+            mns_field *f = NULL, *f2 = NULL;
+            if (mns_field_new(&f, p, specs[s]) != MNS_OK ||
+                mns_field_new(&f2, p2, specs[s]) != MNS_OK) {
                 printf("skip %s %zu bits: %s\n", specs[s], bits[b], mns_last_error());
                 fflush(stdout);
                 /* the markers the parent waits for, with nothing between */
@@ -77,41 +100,73 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
                     raise(SIGUSR1);
                     raise(SIGUSR2);
                 }
-                mpz_clears(p, a, e, NULL);
+                mns_field_free(f);
+                mpz_clears(p, p2, a, e, e2, NULL);
                 continue;
             }
             const size_t L = mns_field_limbs(f), pn = mpz_size(p);
+            const size_t L2 = mns_field_limbs(f2);
             uint64_t *X = calloc(3 * L + pn, 8), *Y = X + L, *R = Y + L, *W = R + L;
+            uint64_t *X2 = calloc(3 * L2, 8), *Y2 = X2 + L2, *R2 = Y2 + L2;
+            const size_t sw = mns_field_powm_x2_lane_words(f, f2, EXP_BITS);
+            const size_t sw2 = mns_field_powm_x2_lane_words(f2, f, EXP_BITS);
+            uint64_t *S = calloc(sw, 8), *S2 = calloc(sw2, 8);
             for (int op = 0; op < OP_COUNT; op++)
                 for (int i = 0; i < INPUTS; i++) {
                     value(a, p, i, r);
                     mns_field_set_mpz(f, X, a);
                     value(a, p, INPUTS - 1 - i, r);
                     mns_field_set_mpz(f, Y, a);
+                    value(a, p2, (i + 2) % INPUTS, r);
+                    mns_field_set_mpz(f2, X2, a);
+                    value(a, p2, (i + 3) % INPUTS, r);
+                    mns_field_set_mpz(f2, Y2, a);
+                    value(a, p, INPUTS - 1 - i, r);
                     memset(W, 0, pn * 8);
                     mpz_export(W, NULL, -1, 8, 0, 0, a);
                     mpz_urandomb(e, r, EXP_BITS);
                     mpz_setbit(e, EXP_BITS - 1);
-                    mns_field_powm(f, R, X, e); /* warms the allocator's path */
-                    raise(SIGUSR1);
-                    switch (op) {
-                    case OP_MUL: mns_field_mul(f, R, X, Y); break;
-                    case OP_SQR: mns_field_sqr(f, R, X); break;
-                    case OP_ADD: mns_field_add(f, R, X, Y); break;
-                    case OP_SUB: mns_field_sub(f, R, X, Y); break;
-                    case OP_REDUCE: mns_field_reduce(f, R, X); break;
-                    case OP_SET_WORDS: mns_field_set_words(f, R, W, pn); break;
-                    case OP_POWM: mns_field_powm(f, R, X, e); break;
-                    default:
-                        for (uint64_t k = W[0] & 7; k; k--)
-                            __asm__ volatile("" ::: "memory");
-                        break;
+                    mpz_urandomb(e2, r, EXP_BITS);
+                    mpz_setbit(e2, EXP_BITS - 1);
+                    /* each operation runs once unmarked first: the first
+                     * call of a library function goes through the dynamic
+                     * linker's lazy binding, which is not the kernel's path;
+                     * powm also warms the allocator's path */
+                    for (int pass = 0; pass < 2; pass++) {
+                        if (pass)
+                            raise(SIGUSR1);
+                        switch (op) {
+                        case OP_MUL: mns_field_mul(f, R, X, Y); break;
+                        case OP_SQR: mns_field_sqr(f, R, X); break;
+                        case OP_ADD: mns_field_add(f, R, X, Y); break;
+                        case OP_SUB: mns_field_sub(f, R, X, Y); break;
+                        case OP_REDUCE: mns_field_reduce(f, R, X); break;
+                        case OP_SET_WORDS: mns_field_set_words(f, R, W, pn); break;
+                        case OP_GET_WORDS:
+                            if (mns_field_has_get_words(f)) /* else nothing to trace */
+                                (void)mns_field_get_words(f, W, X, pn);
+                            break;
+                        case OP_POWM: mns_field_powm(f, R, X, e); break;
+                        case OP_MUL_X2: mns_field_mul_x2(f, R, X, Y, f2, R2, X2, Y2); break;
+                        case OP_SQR_X2: mns_field_sqr_x2(f, R, X, f2, R2, X2); break;
+                        case OP_POWM_X2:
+                            mns_field_powm_x2(f, R, X, e, f2, R2, X2, e2, S, S2);
+                            break;
+                        default:
+                            for (uint64_t k = W[0] & 7; k; k--)
+                                __asm__ volatile("" ::: "memory");
+                            break;
+                        }
                     }
                     raise(SIGUSR2);
                 }
             free(X);
+            free(X2);
+            free(S);
+            free(S2);
             mns_field_free(f);
-            mpz_clears(p, a, e, NULL);
+            mns_field_free(f2);
+            mpz_clears(p, p2, a, e, e2, NULL);
         }
     gmp_randclear(r);
     _exit(0);

@@ -271,13 +271,23 @@ static void check_key(const tkey *t, const char *spec, int inputs, int faults)
     for (int w = 0; w < inputs; w++) {
         make_input(in, t, w);
         mpz_powm(ref, in, t->d, t->n);
-        for (int threads = 1; threads <= t->k + 1; threads++) {
-            mpz_set_ui(out, 7);
-            st = mns_rsa_private(key, out, in, threads);
-            MT_CHECK(st == MNS_OK && mpz_cmp(out, ref) == 0,
-                     "rsa %zu k=%d spec=%s input %d threads=%d: %s", bits, t->k, spec, w, threads,
-                     st == MNS_OK ? "wrong result" : mns_last_error());
+        /* every thread count, with the pairs the key chose, with every
+         * possible pair forced on (x2 exponentiation on fewer threads than
+         * channels), and with every channel alone */
+        int chosen[MNS_RSA_MAX_PRIMES / 2];
+        memcpy(chosen, key->pair_on, sizeof chosen);
+        for (int force = 0; force < 3; force++) {
+            for (int j = 0; 2 * j + 1 < t->k; j++)
+                key->pair_on[j] = force == 0 ? chosen[j] : force == 1 ? key->x2[j] != 0 : 0;
+            for (int threads = 1; threads <= t->k + 1; threads++) {
+                mpz_set_ui(out, 7);
+                st = mns_rsa_private(key, out, in, threads);
+                MT_CHECK(st == MNS_OK && mpz_cmp(out, ref) == 0,
+                         "rsa %zu k=%d spec=%s input %d threads=%d pairs %d: %s", bits, t->k, spec,
+                         w, threads, force, st == MNS_OK ? "wrong result" : mns_last_error());
+            }
         }
+        memcpy(key->pair_on, chosen, sizeof chosen);
         /* fresh threads per call, and aliasing out = in */
         mpz_set(out, in);
         st = mns_rsa_private_ex_(key, out, out, t->k, MNS_RSA_THREADS_SPAWN, -1, 0);

@@ -10,7 +10,8 @@
  *     once; scratch is per call (stack or mns_tmp_*), never in ctx.
  *   - mul, sqr, add, sub, reduce, one: constant time, r may alias a or b.
  *   - set_mpz / get_mpz may be variable time.
- *   - set_words may be NULL; when present it is constant time (see below).
+ *   - set_words and get_words may be NULL; when present they are constant
+ *     time (see below).
  *   - powm may be NULL: the front door then runs the shared constant-time
  *     fixed-window exponentiation of src/exp/ over mul, sqr and one.
  *   - create never aborts: it returns a status and, on failure, explains
@@ -43,6 +44,12 @@ typedef struct mns_field_ops {
      * Constant time in a and in p: no branch, no memory index on either (the
      * secret-input entry of RSA-CRT, where p is a secret prime). */
     void (*set_words)(const void *ctx, uint64_t *r, const uint64_t *a);
+    /* Optional (NULL: callers leave through get_mpz, as src/rsa/channel.c
+     * does behind a mask). The way back of set_words: r <- the canonical
+     * value in [0, p) of the tight element a, as mpz_size(p) 64-bit words.
+     * Constant time in a and in p, and allocates nothing (the secret-result
+     * exit of RSA-CRT, on a signing path without allocation). r may alias a. */
+    void (*get_words)(const void *ctx, uint64_t *r, const uint64_t *a);
     /* Optional (NULL: the caller makes two calls). Two independent products
      * in one instruction stream, r0 <- a0 b0 in ctx0's field and r1 <- a1 b1
      * in ctx1's (OpenSSL's _x2 idea: RSA-CRT channels sharing one thread keep

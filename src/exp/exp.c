@@ -84,6 +84,33 @@ static void entry_masks(uint64_t *mask, size_t count, uint64_t idx)
 }
 
 #ifdef EXP_X86
+/* R registers (8 R words at offset i of every entry) in one pass over the
+ * entries: each entry's words are loaded once and merged with one
+ * vpternlogq (acc | (mask & e), truth table 0xF8) instead of an and and an
+ * or: the Select shares ports 0 and 5 with the multiplications' vpmadd52,
+ * so its vector operations are what it costs. */
+#define SELECT_PASS(R)                                                                         \
+    __attribute__((target("avx512f"))) static inline void select_pass_##R(                     \
+        uint64_t *restrict r, const uint64_t *restrict table, size_t count, size_t stride,     \
+        const uint64_t *mask, size_t i)                                                        \
+    {                                                                                          \
+        __m512i acc[R];                                                                        \
+        _Pragma("GCC unroll 4") for (int j = 0; j < R; j++) acc[j] = _mm512_setzero_si512();   \
+        for (size_t k = 0; k < count; k++) {                                                   \
+            const __m512i m = _mm512_set1_epi64((long long)mask[k]);                           \
+            const uint64_t *e = table + k * stride + i;                                        \
+            _Pragma("GCC unroll 4") for (int j = 0; j < R; j++) acc[j] =                       \
+                _mm512_ternarylogic_epi64(acc[j], m, _mm512_load_si512((const void *)(e + 8 * j)), \
+                                          0xF8);                                               \
+        }                                                                                      \
+        _Pragma("GCC unroll 4") for (int j = 0; j < R; j++)                                    \
+            _mm512_storeu_si512((void *)(r + i + 8 * j), acc[j]);                              \
+    }
+SELECT_PASS(1)
+SELECT_PASS(2)
+SELECT_PASS(3)
+SELECT_PASS(4)
+
 __attribute__((target("avx512f"))) static void select_avx512(uint64_t *restrict r,
                                                              const uint64_t *restrict table,
                                                              size_t count, size_t stride,
@@ -91,35 +118,15 @@ __attribute__((target("avx512f"))) static void select_avx512(uint64_t *restrict 
 {
     uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
     entry_masks(mask, count, idx);
+    /* stride is a multiple of 8: passes of 4 registers, then one of 1-3 */
     size_t i = 0;
-    /* 4 registers (32 words) per pass over the entries */
-    for (; i + 32 <= stride; i += 32) {
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        for (size_t k = 0; k < count; k++) {
-            const __m512i m = _mm512_set1_epi64((long long)mask[k]);
-            const uint64_t *e = table + k * stride + i;
-            a0 = _mm512_or_si512(a0, _mm512_and_si512(m, _mm512_load_si512((const void *)e)));
-            a1 = _mm512_or_si512(a1, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 8))));
-            a2 = _mm512_or_si512(a2, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 16))));
-            a3 = _mm512_or_si512(a3, _mm512_and_si512(m, _mm512_load_si512((const void *)(e + 24))));
-        }
-        _mm512_storeu_si512((void *)(r + i), a0);
-        _mm512_storeu_si512((void *)(r + i + 8), a1);
-        _mm512_storeu_si512((void *)(r + i + 16), a2);
-        _mm512_storeu_si512((void *)(r + i + 24), a3);
-    }
-    /* the rest (stride is a multiple of 8): two accumulators, so that
-     * the OR chain is not one long dependency */
-    for (; i < stride; i += 8) {
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0;
-        for (size_t k = 0; k + 1 < count; k += 2) {
-            const uint64_t *e = table + k * stride + i;
-            a0 = _mm512_or_si512(a0, _mm512_and_si512(_mm512_set1_epi64((long long)mask[k]),
-                                                      _mm512_load_si512((const void *)e)));
-            a1 = _mm512_or_si512(a1, _mm512_and_si512(_mm512_set1_epi64((long long)mask[k + 1]),
-                                                      _mm512_load_si512((const void *)(e + stride))));
-        }
-        _mm512_store_si512((void *)(r + i), _mm512_or_si512(a0, a1));
+    for (; i + 32 <= stride; i += 32)
+        select_pass_4(r, table, count, stride, mask, i);
+    switch ((stride - i) / 8) {
+    case 3: select_pass_3(r, table, count, stride, mask, i); break;
+    case 2: select_pass_2(r, table, count, stride, mask, i); break;
+    case 1: select_pass_1(r, table, count, stride, mask, i); break;
+    default: break;
     }
 }
 
@@ -172,50 +179,157 @@ static select_fn pick_select(void)
 #endif
 }
 
+/* One exponentiation of the driver below: its operations, table, selected
+ * entry, accumulator and exponent words. */
+typedef struct lane {
+    const mns_exp_ops *ops;
+    uint64_t *table, *sel, *acc;
+    const uint64_t *ew;
+    size_t nw;
+} lane;
+
+/* The lane's table, sel and acc in its scratch (aligned to a line), zeroed:
+ * Select reads whole strides, so the padding words are zero, not stale. */
+static void lane_init(lane *l, const mns_exp_ops *ops, const mpz_t e, unsigned w,
+                      uint64_t *scratch)
+{
+    const size_t entries = (size_t)1 << w, st = entry_stride(ops->limbs);
+    l->ops = ops;
+    l->table = scratch + ((8 - ((uintptr_t)scratch / 8) % 8) % 8);
+    l->sel = l->table + entries * st;
+    l->acc = l->sel + st;
+    memset(l->table, 0, (entries + 2) * st * sizeof(uint64_t));
+    /* the exponent's words, read once; mpz limbs are 64-bit on x86-64 */
+    l->nw = mpz_size(e);
+    l->ew = (const uint64_t *)mpz_limbs_read(e);
+}
+
+/* The products of the driver, on one lane or on two at once (the backend's
+ * x2 kernel, or two ordinary calls where it has none). */
+static void lanes_sqr(const mns_exp_x2 *x2, const lane *l, int m, uint64_t *r0,
+                      const uint64_t *a0, uint64_t *r1, const uint64_t *a1)
+{
+    if (m == 1)
+        l[0].ops->sqr(l[0].ops->ctx, r0, a0);
+    else if (x2 && x2->sqr_x2)
+        x2->sqr_x2(l[0].ops->ctx, l[1].ops->ctx, r0, a0, r1, a1);
+    else {
+        l[0].ops->sqr(l[0].ops->ctx, r0, a0);
+        l[1].ops->sqr(l[1].ops->ctx, r1, a1);
+    }
+}
+
+static void lanes_mul(const mns_exp_x2 *x2, const lane *l, int m, uint64_t *r0,
+                      const uint64_t *a0, const uint64_t *b0, uint64_t *r1, const uint64_t *a1,
+                      const uint64_t *b1)
+{
+    if (m == 1)
+        l[0].ops->mul(l[0].ops->ctx, r0, a0, b0);
+    else if (x2 && x2->mul_x2)
+        x2->mul_x2(l[0].ops->ctx, l[1].ops->ctx, r0, a0, b0, r1, a1, b1);
+    else {
+        l[0].ops->mul(l[0].ops->ctx, r0, a0, b0);
+        l[1].ops->mul(l[1].ops->ctx, r1, a1, b1);
+    }
+}
+
+/* The fixed-window loop on m = 1 or 2 lanes in step: every product of one
+ * lane is paired with the same product of the other, so two independent
+ * chains share each kernel call. The window count comes from the longer
+ * exponent; the shorter one is read as zero-extended (its top windows select
+ * table[0] = 1, and 1 squared is 1), so the time depends on the larger bit
+ * length and the element sizes only. */
+static void powm_lanes(const mns_exp_x2 *x2, lane *l, int m, size_t bits, unsigned w)
+{
+    const size_t entries = (size_t)1 << w;
+    const size_t st0 = entry_stride(l[0].ops->limbs);
+    const size_t st1 = m == 2 ? entry_stride(l[1].ops->limbs) : 0;
+    uint64_t *t0 = l[0].table, *t1 = m == 2 ? l[1].table : NULL;
+
+    /* table[i] = a^i; even entries by squaring (cheaper), odd by product;
+     * table[1] holds a (lane_init's caller copied it) */
+    for (int j = 0; j < m; j++)
+        l[j].ops->one(l[j].ops->ctx, l[j].table);
+    for (size_t i = 2; i < entries; i++) {
+        if (i % 2 == 0)
+            lanes_sqr(x2, l, m, t0 + i * st0, t0 + (i / 2) * st0, t1 + i * st1,
+                      t1 + (i / 2) * st1);
+        else
+            lanes_mul(x2, l, m, t0 + i * st0, t0 + (i - 1) * st0, t0 + st0, t1 + i * st1,
+                      t1 + (i - 1) * st1, t1 + st1);
+    }
+
+    const size_t windows = (bits + w - 1) / w;
+    size_t pos = (windows - 1) * w;
+    const select_fn select = pick_select();
+    for (int j = 0; j < m; j++)
+        select(l[j].acc, l[j].table, entries, entry_stride(l[j].ops->limbs),
+               window_at(l[j].ew, l[j].nw, pos, w));
+    uint64_t *a1 = m == 2 ? l[1].acc : NULL, *s1 = m == 2 ? l[1].sel : NULL;
+    while (pos > 0) {
+        pos -= w;
+        for (unsigned k = 0; k < w; k++)
+            lanes_sqr(x2, l, m, l[0].acc, l[0].acc, a1, a1);
+        for (int j = 0; j < m; j++)
+            select(l[j].sel, l[j].table, entries, entry_stride(l[j].ops->limbs),
+                   window_at(l[j].ew, l[j].nw, pos, w));
+        lanes_mul(x2, l, m, l[0].acc, l[0].acc, l[0].sel, a1, a1, s1);
+    }
+}
+
 void mns_exp_powm(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const mpz_t e,
                   uint64_t *scratch)
 {
-    const size_t n = ops->limbs;
     const size_t bits = mpz_sizeinbase(e, 2);
     if (mpz_sgn(e) == 0) {
         ops->one(ops->ctx, r);
         return;
     }
-    const unsigned w = choose_window(bits, n);
-    const size_t entries = (size_t)1 << w, st = entry_stride(n);
-    uint64_t *table = scratch + ((8 - ((uintptr_t)scratch / 8) % 8) % 8);
-    uint64_t *sel = table + entries * st;
-    uint64_t *acc = sel + st;
-    /* Select reads whole strides: the padding words are zero, not stale */
-    memset(table, 0, (entries + 2) * st * sizeof(uint64_t));
+    const unsigned w = choose_window(bits, ops->limbs);
+    lane l;
+    lane_init(&l, ops, e, w, scratch);
+    memcpy(l.table + entry_stride(ops->limbs), a, ops->limbs * sizeof(uint64_t));
+    powm_lanes(NULL, &l, 1, bits, w);
+    memcpy(r, l.acc, ops->limbs * sizeof(uint64_t));
+}
 
-    /* table[i] = a^i; even entries by squaring (cheaper), odd by product */
-    ops->one(ops->ctx, table);
-    memcpy(table + st, a, n * sizeof(uint64_t));
-    for (size_t i = 2; i < entries; i++) {
-        if (i % 2 == 0)
-            ops->sqr(ops->ctx, table + i * st, table + (i / 2) * st);
-        else
-            ops->mul(ops->ctx, table + i * st, table + (i - 1) * st, a);
+unsigned mns_exp_window_x2(size_t bits, size_t limbs0, size_t limbs1)
+{
+    return choose_window(bits, limbs0 > limbs1 ? limbs0 : limbs1);
+}
+
+size_t mns_exp_x2_lane_words(size_t limbs, size_t bits, size_t limbs_other)
+{
+    unsigned w = mns_exp_window_x2(bits, limbs, limbs_other);
+    return (((size_t)1 << w) + 2) * entry_stride(limbs) + 8;
+}
+
+void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
+                     uint64_t *r1, const uint64_t *a1, const mpz_t e1, uint64_t *scratch0,
+                     uint64_t *scratch1)
+{
+    const mns_exp_ops *o0 = &x2->op[0], *o1 = &x2->op[1];
+    size_t b0 = mpz_sizeinbase(e0, 2), b1 = mpz_sizeinbase(e1, 2);
+    if (mpz_sgn(e0) == 0)
+        b0 = 0;
+    if (mpz_sgn(e1) == 0)
+        b1 = 0;
+    const size_t bits = b0 > b1 ? b0 : b1;
+    if (bits == 0) {
+        o0->one(o0->ctx, r0);
+        o1->one(o1->ctx, r1);
+        return;
     }
-
-    /* the exponent's words, read once; mpz limbs are 64-bit on x86-64 */
-    const size_t nw = mpz_size(e);
-    const mp_limb_t *ed = mpz_limbs_read(e);
-    const uint64_t *ew = (const uint64_t *)ed;
-
-    size_t windows = (bits + w - 1) / w;
-    size_t pos = (windows - 1) * w;
-    const select_fn select = pick_select();
-    select(acc, table, entries, st, window_at(ew, nw, pos, w));
-    while (pos > 0) {
-        pos -= w;
-        for (unsigned k = 0; k < w; k++)
-            ops->sqr(ops->ctx, acc, acc);
-        select(sel, table, entries, st, window_at(ew, nw, pos, w));
-        ops->mul(ops->ctx, acc, acc, sel);
-    }
-    memcpy(r, acc, n * sizeof(uint64_t));
+    const unsigned w = mns_exp_window_x2(bits, o0->limbs, o1->limbs);
+    lane l[2];
+    lane_init(&l[0], o0, e0, w, scratch0);
+    lane_init(&l[1], o1, e1, w, scratch1);
+    /* a0, a1 copied before anything is written: r_j may alias a_j */
+    memcpy(l[0].table + entry_stride(o0->limbs), a0, o0->limbs * sizeof(uint64_t));
+    memcpy(l[1].table + entry_stride(o1->limbs), a1, o1->limbs * sizeof(uint64_t));
+    powm_lanes(x2, l, 2, bits, w);
+    memcpy(r0, l[0].acc, o0->limbs * sizeof(uint64_t));
+    memcpy(r1, l[1].acc, o1->limbs * sizeof(uint64_t));
 }
 
 mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,

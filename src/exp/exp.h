@@ -35,6 +35,36 @@ size_t mns_exp_scratch_words(size_t limbs, size_t bits);
 void mns_exp_powm(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const mpz_t e,
                   uint64_t *scratch);
 
+/* Two exponentiations in one instruction stream (issue 8, item 3: RSA-CRT
+ * channels sharing a thread). Every product of one is paired with the same
+ * product of the other and handed to the backend's x2 kernel (backend.h),
+ * where two independent chains keep the multipliers busy while each waits on
+ * its own latency; a NULL mul_x2 / sqr_x2 means two ordinary calls. Constant
+ * time in both bases and both exponents: the window count follows the
+ * longer bit length (the shorter exponent is read zero-extended), so the
+ * time depends on max(bits(e0), bits(e1)) and the element sizes only. */
+typedef struct mns_exp_x2 {
+    mns_exp_ops op[2];
+    void (*mul_x2)(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                   const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
+    void (*sqr_x2)(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                   uint64_t *r1, const uint64_t *a1);
+} mns_exp_x2;
+
+/* The window of a pair: that of the larger elements, for the longer exponent. */
+unsigned mns_exp_window_x2(size_t bits, size_t limbs0, size_t limbs1);
+
+/* Words of scratch of one lane of mns_exp_powm_x2: its elements have `limbs`
+ * words, the other lane's `limbs_other`, the longer exponent `bits` bits. */
+size_t mns_exp_x2_lane_words(size_t limbs, size_t bits, size_t limbs_other);
+
+/* r0 <- a0^e0 in op[0]'s field, r1 <- a1^e1 in op[1]'s, e0, e1 >= 0, a0, a1
+ * tight; scratch0 / scratch1 hold mns_exp_x2_lane_words() words for their
+ * lane. r_j may alias a_j. */
+void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
+                     uint64_t *r1, const uint64_t *a1, const mpz_t e1, uint64_t *scratch0,
+                     uint64_t *scratch1);
+
 /* Same, allocating the scratch (MNS_ENOMEM if that fails; r untouched). */
 mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
                               const mpz_t e);

@@ -136,6 +136,7 @@ static const mns_field_ops mont_ops = {
     .get_mpz = mont_get_mpz,
     .powm = NULL, /* the shared fixed-window exponentiation */
     .set_words = mns_mont_set_words,
+    .get_words = mns_mont_get_words,
     .destroy = mont_destroy,
 };
 

@@ -83,6 +83,8 @@ void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t);
 
 /* set_words of backend.h: r <- a R mod p for the n-word a < p (mont_words.c). */
 void mns_mont_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+/* get_words of backend.h: r <- a R^-1 mod p, canonical (mont_words.c). */
+void mns_mont_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 
 /* r <- a - p if a >= p (a < 2p, held as n words plus a carry word hi),
  * else a; masked. */

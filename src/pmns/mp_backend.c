@@ -621,6 +621,16 @@ static mns_status f_set(const void *ctx, uint64_t *r, const mpz_t a)
 }
 static void f_get(const void *ctx, mpz_t r, const uint64_t *a) { mns_pmns_mp_get_mpz_var(ctx, r, a); }
 static void f_destroy(void *ctx) { mns_pmns_mp_free(ctx); }
+static void f_mul_x2(const void *c0, const void *c1, uint64_t *r0, const uint64_t *a0,
+                     const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1)
+{
+    mns_pmns_mp_mul_x2_any(c0, c1, r0, a0, b0, r1, a1, b1);
+}
+static void f_sqr_x2(const void *c0, const void *c1, uint64_t *r0, const uint64_t *a0,
+                     uint64_t *r1, const uint64_t *a1)
+{
+    mns_pmns_mp_sqr_x2_any(c0, c1, r0, a0, r1, a1);
+}
 
 static const mns_field_ops mp_ops = {
     .mul = f_mul,
@@ -633,6 +643,8 @@ static const mns_field_ops mp_ops = {
     .get_mpz = f_get,
     .powm = NULL, /* the shared constant-time fixed-window exponentiation */
     .set_words = mns_pmns_mp_set_words,
+    .mul_x2 = f_mul_x2, /* fused for pmns-mp-ifma (mp_ifma_x2.c), else two calls */
+    .sqr_x2 = f_sqr_x2,
     .destroy = f_destroy,
 };
 

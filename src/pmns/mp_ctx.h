@@ -84,6 +84,10 @@ typedef struct mns_pmns_mp_ctx mns_pmns_mp_ctx;
 typedef void (*mp_mul_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
 typedef void (*mp_sqr_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
+/* two independent products, contexts of one shape (mp_ifma_x2.c) */
+typedef void (*mp_mul2_fn)(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
+                           const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
+                           const uint64_t *a1, const uint64_t *b1);
 
 struct mns_pmns_mp_ctx {
     mns_pmns_params *P;
@@ -116,6 +120,8 @@ struct mns_pmns_mp_ctx {
     uint64_t *mpfast;   /* MP_FAST_SEQ: M'_0 mod 2^k sequence */
     mp_mul_fn fast;
     mp_mul_fn fast_sqr; /* called with b == a */
+    mp_mul2_fn fast2;   /* fused x2 (NULL: two calls), for c0 and c1 of one (n, s) */
+    mp_mul2_fn fast2_sqr;
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
     uint64_t *zero_z;   /* U52: the Z of sub */
@@ -164,6 +170,17 @@ mns_status mns_pmns_mp_words_prepare(mns_pmns_mp_ctx *c);
 
 /* builds mcol / mpcol from mseq / mpseq (creation time) */
 int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c);
+/* the fused path's constant data and kernels (mp_ifma_fused.c, mp_ifma_x2.c);
+ * nothing for plans with a split */
+int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c);
+void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c);
+/* r0 <- a0 b0 in c0, r1 <- a1 b1 in c1 (b = a: squarings), as one fused
+ * stream when both contexts have it for the same (n, s), else two calls */
+void mns_pmns_mp_mul_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
+                            const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
+                            const uint64_t *a1, const uint64_t *b1);
+void mns_pmns_mp_sqr_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
+                            const uint64_t *a0, uint64_t *r1, const uint64_t *a1);
 
 /* The Toeplitz sequence of the polynomial with coefficients v (n words, as
  * int64) mod X^n - lambda: t[d + n - 1], 2n-1 words. Wrapping arithmetic. */

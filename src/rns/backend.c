@@ -30,6 +30,28 @@ static void rns_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
     c->mul(c, r, a, a);
 }
 
+/* mul_x2 / sqr_x2 of backend.h: one instruction stream for two products
+ * where both contexts run the IFMA kernel with the same n >= 16 (public
+ * sizes; the test is the same for every call on a pair), two calls else. */
+static void rns_mul_x2(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                       const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1)
+{
+    const mns_rns *c0 = ctx0, *c1 = ctx1;
+    if (c0->kernel == MNS_RNS_KERNEL_IFMA && c1->kernel == MNS_RNS_KERNEL_IFMA &&
+        c0->n == c1->n && c0->n >= 16) {
+        mns_rns_mul_ifma_x2(c0, c1, r0, a0, b0, r1, a1, b1);
+        return;
+    }
+    c0->mul(c0, r0, a0, b0);
+    c1->mul(c1, r1, a1, b1);
+}
+
+static void rns_sqr_x2(const void *ctx0, const void *ctx1, uint64_t *r0, const uint64_t *a0,
+                       uint64_t *r1, const uint64_t *a1)
+{
+    rns_mul_x2(ctx0, ctx1, r0, a0, a0, r1, a1, a1);
+}
+
 static void rns_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
     const mns_rns *c = ctx;
@@ -59,19 +81,16 @@ static void rns_get_mpz(const void *ctx, mpz_t r, const uint64_t *a) { mns_rns_m
 
 static void rns_destroy(void *ctx) { mns_rns_free(ctx); }
 
-static const mns_field_ops rns_ops = {
-    .mul = rns_mul,
-    .sqr = rns_sqr,
-    .add = rns_add,
-    .sub = rns_sub,
-    .reduce = rns_reduce,
-    .one = rns_one,
-    .set_mpz = rns_set_mpz,
-    .get_mpz = rns_get_mpz,
-    .powm = NULL, /* the shared fixed-window exponentiation */
-    .set_words = mns_rns_set_words,
-    .destroy = rns_destroy,
-};
+/* rns and rns-ifma share every operation; rns-ifma adds the x2 kernels
+ * (which make two calls under kernel=generic) */
+#define RNS_OPS                                                                                \
+    .mul = rns_mul, .sqr = rns_sqr, .add = rns_add, .sub = rns_sub, .reduce = rns_reduce,      \
+    .one = rns_one, .set_mpz = rns_set_mpz, .get_mpz = rns_get_mpz,                            \
+    .powm = NULL, /* the shared fixed-window exponentiation */                                 \
+        .set_words = mns_rns_set_words, .get_words = mns_rns_get_words, .destroy = rns_destroy
+
+static const mns_field_ops rns_ops = {RNS_OPS};
+static const mns_field_ops rns_ifma_ops = {RNS_OPS, .mul_x2 = rns_mul_x2, .sqr_x2 = rns_sqr_x2};
 
 static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                          const char *name, int ifma)
@@ -103,7 +122,7 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
     if (st != MNS_OK)
         return st; /* mns_rns_new has said why (e.g. no IFMA on this CPU) */
     out->ctx = c;
-    out->ops = &rns_ops;
+    out->ops = ifma ? &rns_ifma_ops : &rns_ops;
     out->limbs = mns_rns_limbs(c);
     out->delta = mns_rns_delta(c);
     snprintf(out->describe, sizeof out->describe, "%s kernel=%s n=%zu e=%u delta=%d bits=%zu",

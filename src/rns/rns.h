@@ -87,6 +87,10 @@ void mns_rns_mul_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const
 void mns_rns_add_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_sub_generic(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_mul_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+/* Two products in one instruction stream (backend.h's mul_x2): c0 and c1
+ * both on the IFMA kernel with the same n >= 16 (the caller checks). */
+void mns_rns_mul_ifma_x2(const mns_rns *c0, const mns_rns *c1, uint64_t *r0, const uint64_t *a0,
+                         const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
 void mns_rns_add_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_rns_sub_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 /* Setup helpers shared by the RNS contexts (rns and sor); variable time. */
@@ -103,6 +107,12 @@ size_t mns_rns_pick_moduli(uint64_t *cs, size_t got, size_t want, uint64_t *next
 /* set_words of backend.h (words.c): r <- the tight element of the
  * mpz_size(p)-word value a < p, constant time. */
 void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+/* Its IFMA form (kernel_ifma.c), for contexts on the IFMA kernel. */
+void mns_rns_set_words_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, size_t pn);
+/* get_words of backend.h (words.c): r <- the canonical value of the tight
+ * element a as mpz_size(p) words, constant time, no allocation below
+ * MNS_TMP_STACK_WORDS of scratch (every n of this build). */
+void mns_rns_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* 1 if this build has the IFMA kernels (x86-64 gcc/clang). */
 int mns_rns_ifma_compiled(void);
 

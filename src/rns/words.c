@@ -1,5 +1,6 @@
-/* The constant-time entry of the RNS backends (set_words of backend.h):
- * the residues of the words, then one Montgomery product.
+/* The constant-time entry and exit of the RNS backends (set_words and
+ * get_words of backend.h). Entry: the residues of the words, then one
+ * Montgomery product.
  *
  *   x_i = a mod m_i by Horner over the words, acc <- acc 2^64 + a_j mod m_i,
  *         with 2^64 mod m_i public (the base is public) and the fold of
@@ -7,7 +8,24 @@
  *         (tight means below (n + 1) p in value);
  *   r   = x (M'^2 mod p) M'^-1 = a M' mod p, the Montgomery form.
  *
- * Cost: 2n pn word folds and one product (the product dominates). */
+ * Cost: 2n pn word folds and one product (the product dominates).
+ *
+ * Exit, for a tight X = x M' (mod p):
+ *   y   = X * 1 * M'^-1, one product by the residues of 1: y = x (mod p),
+ *         y < tau p <= M / 2 (the bounds of mns_rns.h);
+ *   v   = sum_j xi_j M_j - k M, xi_j = y_j (M_j)^-1 mod m_j (the CRT on Bm;
+ *         k is Kawamura's, exact because y < M / 2), so v = y;
+ *   r   = v mod p by mpn_sec_div_r.
+ * The sum is built without the M_j (n products by M / m_j would cost n^2
+ * word products each): A_j = A_{j-1} m_j + xi_j P_{j-1}, P_j = P_{j-1} m_j,
+ * A_0 = xi_0, P_0 = m_0, ends with A = sum_j xi_j M_j and P = M. Every step
+ * is mpn_mul_1 / mpn_addmul_1 / mpn_submul_1 on lengths fixed by n and e
+ * (GMP's mpn_sec_* functions are built on these: no branch on the values)
+ * and the residue arithmetic of word.h, so the exit is constant time in x
+ * and p. Cost: one product and about 3 n^2 e / 64 word products. */
+#include <string.h>
+
+#include "core/tmp.h"
 #include "rns/rns.h"
 #include "rns/word.h"
 
@@ -15,16 +33,67 @@ void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_rns *c = ctx;
     const size_t pn = mpz_size(c->p), n2 = 2 * c->n;
-    const unsigned e = c->e;
-    uint64_t x[2 * MNS_RNS_NMAX];
-    for (size_t i = 0; i < n2; i++) {
-        const uint64_t m = c->m[i], ci = c->c[i];
-        const uint64_t t64 = mns_rns_red_mid((mns_u128)1 << 64, ci, m, e);
-        uint64_t acc = 0;
-        /* acc t64 + a_j < 2^(2e) + 2^64 <= 2^(2e + 8): red_acc's range */
-        for (size_t j = pn; j-- > 0;)
-            acc = mns_rns_red_acc((mns_u128)acc * t64 + a[j], 0, ci, m, e);
-        x[i] = acc;
+    if (c->kernel == MNS_RNS_KERNEL_IFMA) { /* radix 2^52, 8 channels a vector */
+        mns_rns_set_words_ifma(c, r, a, pn);
+        return;
     }
+    const unsigned e = c->e;
+    uint64_t x[2 * MNS_RNS_NMAX], t64[2 * MNS_RNS_NMAX];
+    for (size_t i = 0; i < n2; i++) {
+        t64[i] = mns_rns_red_mid((mns_u128)1 << 64, c->c[i], c->m[i], e);
+        x[i] = 0;
+    }
+    /* words outer, channels inner: each channel's Horner step depends on
+     * its previous one (a fold of ~30 ticks), so the 2n channels are the
+     * independent chains the core overlaps (channels outer ran them one
+     * after the other: 24k ticks at 1024 bits, 75 products' worth) */
+    for (size_t j = pn; j-- > 0;)
+        for (size_t i = 0; i < n2; i++)
+            /* acc t64 + a_j < 2^(2e) + 2^64 <= 2^(2e + 8): red_acc's range */
+            x[i] = mns_rns_red_acc((mns_u128)x[i] * t64[i] + a[j], 0, c->c[i], c->m[i], e);
     c->mul(c, r, x, c->r2);
+}
+
+void mns_rns_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_rns *c = ctx;
+    const size_t n = c->n, pn = mpz_size(c->p);
+    const unsigned e = c->e;
+    uint64_t y[2 * MNS_RNS_NMAX], xi[MNS_RNS_NMAX];
+    for (size_t i = 0; i < 2 * n; i++)
+        y[i] = 1;
+    c->mul(c, y, a, y);
+
+    mns_u128 ksum = (mns_u128)1 << (e - 1); /* Kawamura's k, as convert.c */
+    for (size_t j = 0; j < n; j++) {
+        xi[j] = mns_rns_mulmod(y[j], c->minv[j], c->c[j], c->m[j], e);
+        ksum += xi[j];
+    }
+    const mp_limb_t k = (mp_limb_t)(ksum >> e);
+
+    /* M < 2^(e n): wn words hold A, P and v (v < M); the lengths are public */
+    const size_t wn = (e * n + 63) / 64 + 1;
+    const size_t itch = (size_t)mpn_sec_div_r_itch((mp_size_t)wn, (mp_size_t)pn);
+    mns_tmp tmp;
+    mp_limb_t *A = (mp_limb_t *)mns_tmp_get(&tmp, 2 * wn + itch);
+    if (!A) {
+        memset(r, 0, pn * sizeof(uint64_t)); /* the caller's fault check sees it */
+        return;
+    }
+    mp_limb_t *P = A + wn, *tp = P + wn;
+    memset(A, 0, 2 * wn * sizeof(mp_limb_t));
+    A[0] = xi[0];
+    P[0] = c->m[0];
+    for (size_t j = 1; j < n; j++) {
+        /* A and P are below 2^(e j) <= 2^(64 (wn - 1)): the carries land in
+         * the top word and are 0 there */
+        mpn_mul_1(A, A, (mp_size_t)wn, c->m[j]);
+        mpn_addmul_1(A, P, (mp_size_t)wn, xi[j]);
+        mpn_mul_1(P, P, (mp_size_t)wn, c->m[j]);
+    }
+    mpn_submul_1(A, P, (mp_size_t)wn, k); /* A - k M = y, no borrow */
+    mpn_sec_div_r(A, (mp_size_t)wn, mpz_limbs_read(c->p), (mp_size_t)pn, tp);
+    memcpy(r, A, pn * sizeof(uint64_t));
+    explicit_bzero(A, 2 * wn * sizeof(mp_limb_t)); /* y is the secret result */
+    mns_tmp_release(&tmp);
 }

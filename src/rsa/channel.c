@@ -33,6 +33,7 @@ static long add_limit(const mns_rsa_channel *c);
 
 mns_status mns_rsa_channel_tables(mns_rsa_channel *c)
 {
+    c->getw = mns_field_has_get_words(c->f);
     if (mns_field_has_set_words(c->f)) {
         c->words = 1;
         return MNS_OK;
@@ -65,7 +66,8 @@ mns_status mns_rsa_channel_tables(mns_rsa_channel *c)
     return st;
 }
 
-/* Scratch layout of mns_rsa_channel_run, in words. */
+/* Scratch layout of a channel's entry and exit, in words: the elements X
+ * (the entered input) and Y (the exponentiation's result) live here too. */
 typedef struct layout {
     size_t t, div, x, w, e, y, yw, total;
 } layout;
@@ -92,6 +94,16 @@ static layout channel_layout(const mns_rsa_channel *c, size_t nn)
 size_t mns_rsa_channel_scratch(const mns_rsa_channel *c, size_t nn)
 {
     return channel_layout(c, nn).total;
+}
+
+uint64_t *mns_rsa_channel_x(const mns_rsa_channel *c, size_t nn, uint64_t *scratch)
+{
+    return scratch + channel_layout(c, nn).x;
+}
+
+uint64_t *mns_rsa_channel_y(const mns_rsa_channel *c, size_t nn, uint64_t *scratch)
+{
+    return scratch + channel_layout(c, nn).y;
 }
 
 /* Terms bookkeeping of the element contract: an element that is a sum of t
@@ -154,28 +166,37 @@ void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_
     mns_field_reduce(c->f, X, X);
 }
 
-void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t *in, size_t nn,
+void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
+                        uint64_t *scratch)
+{
+    const layout l = channel_layout(c, nn);
+    mp_limb_t *t = (mp_limb_t *)(scratch + l.t);
+    mp_limb_t *div = (mp_limb_t *)(scratch + l.div);
+    /* in mod p_i (nn >= pn: n is the product of the primes) */
+    memcpy(t, in, nn * sizeof(mp_limb_t));
+    mpn_sec_div_r(t, (mp_size_t)nn, c->p, (mp_size_t)c->pn, div);
+    mns_rsa_channel_enter(c, scratch + l.x, t, scratch + l.w, scratch + l.e);
+}
+
+void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t nn,
                          uint64_t *scratch)
 {
     const layout l = channel_layout(c, nn);
     const size_t pn = c->pn;
     mp_limb_t *t = (mp_limb_t *)(scratch + l.t);
     mp_limb_t *div = (mp_limb_t *)(scratch + l.div);
-    uint64_t *X = scratch + l.x, *W = scratch + l.w, *E = scratch + l.e, *Y = scratch + l.y;
+    uint64_t *Y = scratch + l.y;
     mp_limb_t *yw = (mp_limb_t *)(scratch + l.yw);
 
-    /* entry: in mod p_i (nn >= pn: n is the product of the primes) */
-    memcpy(t, in, nn * sizeof(mp_limb_t));
-    mpn_sec_div_r(t, (mp_size_t)nn, c->p, (mp_size_t)pn, div);
-    mns_rsa_channel_enter(c, X, t, W, E);
-
-    mns_field_powm(c->f, Y, X, c->dexp);
-
+    if (c->getw) {
+        /* the backend's constant-time exit: Y is tight (powm's output), the
+         * length is that of p_i, so it cannot fail */
+        (void)mns_field_get_words(c->f, s, Y, pn);
+        return;
+    }
     /* exit through the mask */
     mns_field_mul(c->f, Y, Y, c->umask);
     MNS_RSA_DECLASSIFY(Y, c->limbs * sizeof(uint64_t)); /* s_i u: what get_mpz may see */
-    mpz_t z;
-    mpz_init(z);
     mns_field_get_mpz(c->f, z, Y); /* sees s_i u mod p_i only */
     size_t zn = mpz_size(z);
     if (zn > pn)
@@ -183,7 +204,6 @@ void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t
     memset(yw, 0, pn * sizeof(mp_limb_t));
     if (zn)
         memcpy(yw, mpz_limbs_read(z), zn * sizeof(mp_limb_t));
-    mpz_clear(z);
     mpn_sec_mul(t, yw, (mp_size_t)pn, c->uinv, (mp_size_t)pn, div);
     mpn_sec_div_r(t, (mp_size_t)(2 * pn), c->p, (mp_size_t)pn, div);
     memcpy(s, t, pn * sizeof(mp_limb_t));

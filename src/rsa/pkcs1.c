@@ -5,7 +5,6 @@
  * The prefixes are those of RFC 8017 9.2 note 1; tests/test_rsa.c checks
  * the signatures byte for byte against OpenSSL's. Everything here is public
  * (the digest and its encoding); the secret work is mns_rsa_private. */
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -61,9 +60,15 @@ mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const c
                          "(needs %zu bytes)",
                          em_len, di->name, t_len + 11);
 
-    unsigned char *em = malloc(em_len);
-    if (!em)
+    if (threads < 1)
+        return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: threads must be >= 1 (got %d)",
+                         threads);
+    /* everything below works in the key's call slot: no allocation */
+    int own;
+    mns_rsa_slot *sl = mns_rsa_slot_take(key, &own);
+    if (!sl)
         return mns_error(MNS_ENOMEM, "mns_rsa_sign_pkcs1v15: out of memory");
+    unsigned char *em = sl->em;
     size_t ps_len = em_len - t_len - 3;
     em[0] = 0x00;
     em[1] = 0x01;
@@ -72,20 +77,14 @@ mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const c
     memcpy(em + 3 + ps_len, di->prefix, di->prefix_len);
     memcpy(em + 3 + ps_len + di->prefix_len, digest, digest_len);
 
-    mpz_t m, s;
-    mpz_inits(m, s, NULL);
-    mpz_import(m, em_len, 1, 1, 0, 0, em);
-    free(em);
-    mns_status st = mns_rsa_private(key, s, m, threads);
-    if (st == MNS_OK) {
-        /* I2OSP: big-endian, left-padded with zeros to the length of n */
-        size_t len = (mpz_sizeinbase(s, 2) + 7) / 8, count = 0;
-        if (mpz_sgn(s) == 0)
-            len = 0;
-        memset(sig, 0, em_len - len);
-        if (len)
-            mpz_export(sig + em_len - len, &count, 1, 1, 0, 0, s);
-    }
-    mpz_clears(m, s, NULL);
+    /* OS2IP into the slot's input words (EM < n: its first byte is 0, the
+     * length is that of n); the slot was wiped, so the words start at 0 */
+    for (size_t i = 0; i < em_len; i++)
+        sl->in[i / 8] |= (mp_limb_t)em[em_len - 1 - i] << (8 * (i % 8));
+    mns_status st = mns_rsa_private_slot(key, sl, threads, MNS_RSA_THREADS_POOL, -1, 0);
+    if (st == MNS_OK) /* I2OSP: big-endian, the length of n (x < n) */
+        for (size_t i = 0; i < em_len; i++)
+            sig[em_len - 1 - i] = (unsigned char)(sl->x[i / 8] >> (8 * (i % 8)));
+    mns_rsa_slot_give(key, sl, own);
     return st;
 }

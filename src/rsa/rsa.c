@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 static double now_ms(void)
@@ -25,12 +26,20 @@ static mp_limb_t *limbs_of(const mpz_t a, size_t words)
     return r;
 }
 
+static void slot_clear(const mns_rsa *key, mns_rsa_slot *sl);
+static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl);
+static void plan_pairs(mns_rsa *key);
+static void probe_pairs(mns_rsa *key);
+static void check_field(mns_rsa *key);
+
 void mns_rsa_free(mns_rsa *key)
 {
     if (!key)
         return;
     mns_rsa_pool_free(key->pool);
-    pthread_mutex_destroy(&key->pool_lock);
+    if (key->slot_ready)
+        slot_clear(key, &key->slot);
+    pthread_mutex_destroy(&key->slot_lock);
     for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++) {
         mns_rsa_channel *c = &key->ch[i];
         mns_field_free(c->f);
@@ -59,6 +68,7 @@ void mns_rsa_free(mns_rsa *key)
         if (c->inited)
             mpz_clear(c->dexp);
     }
+    mns_field_free(key->fn);
     mpz_clear(key->n);
     mpz_clear(key->e);
     free(key->describe);
@@ -204,8 +214,7 @@ static mns_status channel_new(mns_rsa *key, int i, const mpz_t d, const mpz_t *p
     st = mns_rsa_channel_tables(c);
     if (st != MNS_OK)
         return st;
-    st = make_mask(c);
-    if (st != MNS_OK)
+    if (!c->getw && (st = make_mask(c)) != MNS_OK) /* no mask behind get_words */
         return st;
 
     if (i > 0) {
@@ -231,8 +240,15 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
     key->describe = malloc(cap);
     if (!key->describe)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
-    int len = snprintf(key->describe, cap, "rsa bits=%zu k=%d create_ms=%.1f",
-                       mpz_sizeinbase(key->n, 2), key->k, total_ms);
+    int len = snprintf(key->describe, cap, "rsa bits=%zu k=%d create_ms=%.1f check=%s pairs=%d",
+                       mpz_sizeinbase(key->n, 2), key->k, total_ms, key->fn ? "rns-ifma" : "gmp",
+                       key->npairs);
+    /* per pair: x2 kernels or two calls, the probe's pair/solo time, used? */
+    for (int j = 0; 2 * j + 1 < key->k && len > 0 && (size_t)len < cap; j++)
+        if (key->x2[j])
+            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%.2f:%s", 2 * j,
+                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls", key->probe_ratio[j],
+                            key->pair_on[j] ? "on" : "off");
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
         char entry[32];
@@ -241,8 +257,9 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
         else
             snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu entry=%s %s", i,
-                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2), entry,
+                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s", i,
+                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2),
+                        c->getw ? "get_words" : "mask", entry,
                         mns_field_describe(c->f));
     }
     return MNS_OK;
@@ -275,11 +292,26 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     mpz_init_set(key->e, e);
     key->nn = mpz_size(n);
     key->nbytes = (mpz_sizeinbase(n, 2) + 7) / 8;
-    pthread_mutex_init(&key->pool_lock, NULL);
+    pthread_mutex_init(&key->slot_lock, NULL);
     key->xn = 1;
     for (int i = 0; i < k && st == MNS_OK; i++) {
         st = channel_new(key, i, d, primes, spec);
         key->xn += key->ch[i].pn;
+    }
+    if (st == MNS_OK)
+        plan_pairs(key);
+    if (st == MNS_OK)
+        check_field(key);
+    if (st == MNS_OK && (st = slot_init(key, &key->slot)) == MNS_OK) {
+        key->slot_ready = 1;
+        probe_pairs(key);
+    }
+    /* the pool (issue 8: created with the key, so a threaded call neither
+     * allocates nor starts threads); a failure is not fatal: threaded calls
+     * then spawn threads of their own */
+    if (st == MNS_OK && k > 1 && mns_rsa_pool_new(&key->pool, k - 1) != MNS_OK) {
+        key->pool = NULL;
+        mns_error_clear();
     }
     if (st == MNS_OK)
         st = make_describe(key, now_ms() - t0);
@@ -298,35 +330,320 @@ const char *mns_rsa_describe(const mns_rsa *key)
     return key && key->describe ? key->describe : "(null)";
 }
 
-/* --- the private operation --- */
+/* --- the fault check --- */
 
-typedef struct call {
-    const mns_rsa *key;
-    const mp_limb_t *in;
-    mp_limb_t *s[MNS_RSA_MAX_PRIMES];
-    uint64_t *scratch[MNS_RSA_MAX_PRIMES];
-} call;
-
-static void channel_job(void *arg, int i)
+/* x^e mod n for public x, e and n: GMP's mpz_powm costs 41k / 90k / 158k
+ * ticks at 2048 / 3072 / 4096 bits here (5% of an RSA-2048 signature, 11%
+ * of a 4-prime RSA-4096 one). In an rns-ifma field of n the same check is
+ * the constant-time entry, 17 products for e = 65537 and the exit: 18k /
+ * 45k / 71k (one run, loaded machine). Where that field cannot be made (no
+ * IFMA, MNS_CPU=generic), mpz_powm. The field is a separate context over n,
+ * with the public exponent: the check stays independent of the channels. */
+static void check_field(mns_rsa *key)
 {
-    call *c = arg;
-    mns_rsa_channel_run(&c->key->ch[i], c->s[i], c->in, c->key->nn, c->scratch[i]);
+    key->fn = NULL;
+    key->ck_words = 0;
+    if (mns_field_new(&key->fn, key->n, "rns-ifma") != MNS_OK) {
+        key->fn = NULL;
+        mns_error_clear();
+        return;
+    }
+    const size_t L = mns_field_limbs(key->fn);
+    key->ck_words = 2 * L + key->nn + mns_field_powm_scratch_words(key->fn, mpz_sizeinbase(key->e, 2));
 }
 
-/* The pool, created on first use; NULL if threads could not be had (the
- * call then spawns its own). */
-static mns_rsa_pool *key_pool(const mns_rsa *ckey)
+/* 1 if x (xn words) is below n and x^e = in (mod n). Public data only. */
+static int check_ok(const mns_rsa *key, mns_rsa_slot *sl)
 {
-    mns_rsa *key = (mns_rsa *)ckey; /* the pool is the key's one piece of
-                                       synchronised mutable state */
-    pthread_mutex_lock(&key->pool_lock);
-    if (!key->pool && !key->pool_failed) {
-        if (mns_rsa_pool_new(&key->pool, key->k - 1) != MNS_OK)
-            key->pool_failed = 1;
+    const size_t nn = key->nn;
+    for (size_t i = nn; i < key->xn; i++)
+        if (sl->x[i])
+            return 0;
+    if (mpn_cmp(sl->x, mpz_limbs_read(key->n), (mp_size_t)nn) >= 0)
+        return 0;
+    if (key->fn) {
+        const size_t L = mns_field_limbs(key->fn);
+        uint64_t *X = sl->ck, *Y = X + L, *w = Y + L, *sc = w + nn;
+        (void)mns_field_set_words(key->fn, X, sl->x, nn); /* x < n: cannot fail */
+        mns_field_powm_scratch(key->fn, Y, X, key->e, sc);
+        (void)mns_field_get_words(key->fn, w, Y, nn);
+        return memcmp(w, sl->in, nn * sizeof(uint64_t)) == 0;
     }
-    mns_rsa_pool *p = key->pool;
-    pthread_mutex_unlock(&key->pool_lock);
-    return p;
+    mpz_t xz, inz;
+    mpz_roinit_n(xz, sl->x, (mp_size_t)nn);
+    mpz_roinit_n(inz, sl->in, (mp_size_t)nn);
+    mpz_powm(sl->chk, xz, key->e, key->n);
+    return mpz_cmp(sl->chk, inz) == 0;
+}
+
+/* --- pairs, the call slot --- */
+
+/* Channels 2j and 2j + 1 form pair j when their fields can share the x2
+ * exponentiation (same backend, same element size). The exponents of a
+ * pair may differ in length (unequal primes): the pair then runs for the
+ * longer one, so each lane's scratch is sized for the pair's longer
+ * exponent. */
+static void plan_pairs(mns_rsa *key)
+{
+    key->npairs = 0;
+    for (int i = 0; i < key->k; i++)
+        key->pw_words[i] = mns_field_powm_scratch_words(key->ch[i].f, mpz_sizeinbase(key->ch[i].dexp, 2));
+    for (int j = 0; 2 * j + 1 < key->k; j++) {
+        mns_rsa_channel *a = &key->ch[2 * j], *b = &key->ch[2 * j + 1];
+        key->x2[j] = mns_field_x2(a->f, b->f);
+        if (!key->x2[j])
+            continue;
+        size_t ba = mpz_sizeinbase(a->dexp, 2), bb = mpz_sizeinbase(b->dexp, 2);
+        size_t bits = ba > bb ? ba : bb;
+        size_t wa = mns_field_powm_x2_lane_words(a->f, b->f, bits);
+        size_t wb = mns_field_powm_x2_lane_words(b->f, a->f, bits);
+        if (wa > key->pw_words[2 * j])
+            key->pw_words[2 * j] = wa;
+        if (wb > key->pw_words[2 * j + 1])
+            key->pw_words[2 * j + 1] = wb;
+    }
+}
+
+/* Whether a pair pays is measured, not assumed: two exponentiations in one
+ * instruction stream win where one product leaves the multipliers idle,
+ * and lose where the two channels' working sets (rns-ifma: two contexts'
+ * matrices and two tables) no longer fit the L1 cache. One mns-rsa-bench
+ * run here (1 thread, pair / solo, load 3 on 2 cores): rns-ifma 0.88 at
+ * 1024-bit channels, 1.03 at 1536, 1.12 at 2048; pmns-mp-ifma 0.94 at
+ * 1024. So the key times its own pairs once: the pair's exponentiation against the two
+ * channels one after the other, with the pair's exponents (the real ones:
+ * the window, the tables and the working set are what is measured; the
+ * time is constant in them), three rounds each, in turn, the minimum of
+ * each (the minimum filters preemption on a loaded machine).
+ * A pair is used where it took less than 97% of the solo time. Results do
+ * not depend on this choice, only the time does; the ratios are in
+ * mns_rsa_describe. */
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void probe_pairs(mns_rsa *key)
+{
+    mns_rsa_slot *sl = &key->slot;
+    const size_t nn = key->nn;
+    key->npairs = 0;
+    for (size_t i = 0; i + 1 < nn; i++) /* a public input */
+        sl->in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+    for (int j = 0; 2 * j + 1 < key->k; j++) {
+        key->pair_on[j] = 0;
+        key->probe_ratio[j] = 0;
+        if (!key->x2[j])
+            continue;
+        const int a = 2 * j, b = 2 * j + 1;
+        const mns_rsa_channel *ca = &key->ch[a], *cb = &key->ch[b];
+        mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
+        mns_rsa_channel_in(cb, sl->in, nn, sl->chs[b]);
+        uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
+        uint64_t *xb = mns_rsa_channel_x(cb, nn, sl->chs[b]), *yb = mns_rsa_channel_y(cb, nn, sl->chs[b]);
+        double pair = 1e300, solo = 1e300;
+        for (int round = 0; round < 3; round++) {
+            double t0 = now_ns();
+            mns_field_powm_x2(ca->f, ya, xa, ca->dexp, cb->f, yb, xb, cb->dexp, sl->pw[a], sl->pw[b]);
+            double t1 = now_ns();
+            mns_field_powm_scratch(ca->f, ya, xa, ca->dexp, sl->pw[a]);
+            mns_field_powm_scratch(cb->f, yb, xb, cb->dexp, sl->pw[b]);
+            double t2 = now_ns();
+            if (t1 - t0 < pair)
+                pair = t1 - t0;
+            if (t2 - t1 < solo)
+                solo = t2 - t1;
+        }
+        key->probe_ratio[j] = solo > 0 ? pair / solo : 1;
+        key->pair_on[j] = key->probe_ratio[j] < 0.97;
+        key->npairs += key->pair_on[j];
+    }
+    explicit_bzero(sl->block, sl->words * sizeof(mp_limb_t));
+}
+
+static size_t words_of_bytes(size_t bytes) { return (bytes + 7) / 8; }
+
+static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl)
+{
+    const int k = key->k;
+    size_t words = key->nn + key->xn + mns_rsa_crt_scratch(key) + words_of_bytes(key->nbytes) +
+                   key->ck_words;
+    for (int i = 0; i < k; i++)
+        words += key->ch[i].pn + mns_rsa_channel_scratch(&key->ch[i], key->nn) + key->pw_words[i];
+    memset(sl, 0, sizeof *sl);
+    sl->block = calloc(words, sizeof(mp_limb_t));
+    if (!sl->block)
+        return mns_error(MNS_ENOMEM, "rsa: out of memory");
+    sl->words = words;
+    mp_limb_t *w = sl->block;
+    sl->in = w;
+    w += key->nn;
+    for (int i = 0; i < k; i++) {
+        sl->s[i] = w;
+        w += key->ch[i].pn;
+        sl->chs[i] = (uint64_t *)w;
+        w += mns_rsa_channel_scratch(&key->ch[i], key->nn);
+        sl->pw[i] = (uint64_t *)w;
+        w += key->pw_words[i];
+        /* get_mpz's target: room for the products of a Horner step (2 pn
+         * words and a carry) so that GMP never reallocates it */
+        mpz_init2(sl->z[i], (mp_bitcnt_t)(64 * (2 * key->ch[i].pn + 2)));
+    }
+    sl->crt = w;
+    w += mns_rsa_crt_scratch(key);
+    sl->x = w;
+    w += key->xn;
+    sl->em = (unsigned char *)w;
+    w += words_of_bytes(key->nbytes);
+    sl->ck = key->ck_words ? (uint64_t *)w : NULL;
+    mpz_init2(sl->chk, (mp_bitcnt_t)(64 * (2 * key->nn + 2)));
+    return MNS_OK;
+}
+
+static void slot_clear(const mns_rsa *key, mns_rsa_slot *sl)
+{
+    if (!sl->block)
+        return;
+    explicit_bzero(sl->block, sl->words * sizeof(mp_limb_t));
+    free(sl->block);
+    for (int i = 0; i < key->k; i++)
+        mpz_clear(sl->z[i]);
+    mpz_clear(sl->chk);
+    sl->block = NULL;
+}
+
+mns_rsa_slot *mns_rsa_slot_take(const mns_rsa *ckey, int *own)
+{
+    mns_rsa *key = (mns_rsa *)ckey; /* the slot is the key's synchronised scratch */
+    if (pthread_mutex_trylock(&key->slot_lock) == 0) {
+        *own = 0;
+        return &key->slot;
+    }
+    /* another call holds it: this one allocates its own (the only
+     * allocation of a private operation, and only under concurrency) */
+    mns_rsa_slot *sl = malloc(sizeof *sl);
+    if (!sl)
+        return NULL;
+    if (slot_init(key, sl) != MNS_OK) {
+        free(sl);
+        return NULL;
+    }
+    *own = 1;
+    return sl;
+}
+
+void mns_rsa_slot_give(const mns_rsa *ckey, mns_rsa_slot *sl, int own)
+{
+    mns_rsa *key = (mns_rsa *)ckey;
+    if (own) {
+        slot_clear(key, sl);
+        free(sl);
+        return;
+    }
+    /* the table of powers, the channel results, the CRT: all secret */
+    explicit_bzero(sl->block, sl->words * sizeof(mp_limb_t));
+    pthread_mutex_unlock(&key->slot_lock);
+}
+
+/* --- the private operation --- */
+
+/* One call's plan: job j runs channel a[j], and b[j] (>= 0) in the same
+ * instruction stream when the two are paired. */
+typedef struct call {
+    const mns_rsa *key;
+    mns_rsa_slot *sl;
+    int jobs;
+    int a[MNS_RSA_MAX_PRIMES], b[MNS_RSA_MAX_PRIMES];
+} call;
+
+/* With threads >= k every channel has its own thread. With fewer, pairs
+ * are formed (while any are left) until the jobs fit the threads: k - P
+ * jobs for P pairs, so P = k - threads; a pair costs less than two
+ * channels one after the other (x2 kernels) and about the same without
+ * them. Pairs are handed out first: they are the longer jobs. */
+static void plan_call(call *c, int threads, int pairs)
+{
+    const mns_rsa *key = c->key;
+    int want = pairs ? key->k - threads : 0, used[MNS_RSA_MAX_PRIMES] = {0};
+    c->jobs = 0;
+    for (int j = 0; 2 * j + 1 < key->k && want > 0; j++)
+        if (key->pair_on[j]) {
+            c->a[c->jobs] = 2 * j;
+            c->b[c->jobs++] = 2 * j + 1;
+            used[2 * j] = used[2 * j + 1] = 1;
+            want--;
+        }
+    for (int i = 0; i < key->k; i++)
+        if (!used[i]) {
+            c->a[c->jobs] = i;
+            c->b[c->jobs++] = -1;
+        }
+}
+
+static void channel_job(void *arg, int j)
+{
+    const call *c = arg;
+    const mns_rsa *key = c->key;
+    mns_rsa_slot *sl = c->sl;
+    const size_t nn = key->nn;
+    const int a = c->a[j], b = c->b[j];
+    const mns_rsa_channel *ca = &key->ch[a];
+    mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
+    uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
+    if (b < 0) {
+        mns_field_powm_scratch(ca->f, ya, xa, ca->dexp, sl->pw[a]);
+    } else {
+        const mns_rsa_channel *cb = &key->ch[b];
+        mns_rsa_channel_in(cb, sl->in, nn, sl->chs[b]);
+        mns_field_powm_x2(ca->f, ya, xa, ca->dexp, cb->f, mns_rsa_channel_y(cb, nn, sl->chs[b]),
+                          mns_rsa_channel_x(cb, nn, sl->chs[b]), cb->dexp, sl->pw[a], sl->pw[b]);
+        mns_rsa_channel_out(cb, sl->s[b], sl->z[b], nn, sl->chs[b]);
+    }
+    mns_rsa_channel_out(ca, sl->s[a], sl->z[a], nn, sl->chs[a]);
+}
+
+mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads,
+                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit)
+{
+    const int k = key->k;
+    if (threads > k)
+        threads = k;
+    call c;
+    c.key = key;
+    c.sl = sl;
+    plan_call(&c, threads, !(mode & MNS_RSA_NO_PAIRS));
+    if (threads > c.jobs)
+        threads = c.jobs;
+
+    mns_status ran = MNS_EINVAL;
+    if (threads > 1 && !(mode & MNS_RSA_THREADS_SPAWN) && key->pool)
+        ran = mns_rsa_pool_run(key->pool, threads, channel_job, &c, c.jobs);
+    if (ran != MNS_OK) {
+        if (threads > 1) /* spawn mode, no pool, or the pool is busy */
+            mns_rsa_spawn_run(threads, channel_job, &c, c.jobs);
+        else
+            for (int j = 0; j < c.jobs; j++)
+                channel_job(&c, j);
+    }
+    if (fault_channel >= 0 && fault_channel < k) {
+        size_t bit = fault_bit % (64 * key->ch[fault_channel].pn);
+        sl->s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
+    }
+    mns_rsa_crt(key, sl->x, sl->s, sl->crt);
+    /* the result is the signature: public from here (a faulty one is never
+     * returned; only the check's time depends on it) */
+    MNS_RSA_DECLASSIFY(sl->x, key->xn * sizeof(mp_limb_t));
+
+    /* the fault check: x < n and x^e == in (mod n); all public from here.
+     * In the key's field of n, or with mpz_powm: chk has room for GMP's
+     * result, and mpz_powm's own scratch is on the stack (GMP's TMP_ALLOC
+     * below 64 KiB), so nothing is allocated either way */
+    if (!check_ok(key, sl))
+        return mns_error(MNS_ERANGE, "mns_rsa_private: fault check failed (result^e != input); "
+                                     "no output");
+    return MNS_OK;
 }
 
 mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
@@ -339,76 +656,22 @@ mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, in
         return mns_error(MNS_EINVAL, "mns_rsa_private: input not in [0, n)");
     if (threads < 1)
         return mns_error(MNS_EINVAL, "mns_rsa_private: threads must be >= 1 (got %d)", threads);
-    if (threads > key->k)
-        threads = key->k;
-
-    /* one block of scratch for the whole call: input, channel
-     * results and scratch, CRT scratch, result */
-    const int k = key->k;
-    size_t words = key->nn + key->xn + mns_rsa_crt_scratch(key);
-    for (int i = 0; i < k; i++)
-        words += key->ch[i].pn + mns_rsa_channel_scratch(&key->ch[i], key->nn);
-    mp_limb_t *block = calloc(words, sizeof(mp_limb_t));
-    if (!block)
+    int own;
+    mns_rsa_slot *sl = mns_rsa_slot_take(key, &own);
+    if (!sl)
         return mns_error(MNS_ENOMEM, "mns_rsa_private: out of memory");
-    call c;
-    c.key = key;
-    mp_limb_t *w = block;
-    mp_limb_t *inw = w;
-    w += key->nn;
+    /* in < n: at most nn words; the slot was wiped, so the rest is zero */
     if (mpz_size(in))
-        memcpy(inw, mpz_limbs_read(in), mpz_size(in) * sizeof(mp_limb_t));
-    c.in = inw;
-    for (int i = 0; i < k; i++) {
-        c.s[i] = w;
-        w += key->ch[i].pn;
+        memcpy(sl->in, mpz_limbs_read(in), mpz_size(in) * sizeof(mp_limb_t));
+    mns_status st = mns_rsa_private_slot(key, sl, threads, mode, fault_channel, fault_bit);
+    if (st == MNS_OK) {
+        /* out may alias in: in was copied above. No allocation when out has
+         * room for n (mpz_init2(out, bits of n)) */
+        mpz_t xz;
+        mpz_roinit_n(xz, sl->x, (mp_size_t)key->xn);
+        mpz_set(out, xz);
     }
-    for (int i = 0; i < k; i++) {
-        c.scratch[i] = (uint64_t *)w;
-        w += mns_rsa_channel_scratch(&key->ch[i], key->nn);
-    }
-    mp_limb_t *crt_scratch = w;
-    w += mns_rsa_crt_scratch(key);
-    mp_limb_t *x = w;
-
-    mns_status st = MNS_OK;
-    {
-        mns_status ran = MNS_EINVAL;
-        if (threads > 1 && mode == MNS_RSA_THREADS_POOL) {
-            mns_rsa_pool *pool = key_pool(key);
-            if (pool)
-                ran = mns_rsa_pool_run(pool, threads, channel_job, &c, k);
-        }
-        if (ran != MNS_OK) {
-            if (threads > 1)
-                mns_rsa_spawn_run(threads, channel_job, &c, k);
-            else
-                for (int i = 0; i < k; i++)
-                    channel_job(&c, i);
-        }
-        if (fault_channel >= 0 && fault_channel < k) {
-            size_t bit = fault_bit % (64 * key->ch[fault_channel].pn);
-            c.s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
-        }
-        mns_rsa_crt(key, x, c.s, crt_scratch);
-        /* the result is the signature: public from here (a faulty one is
-         * never returned; only the check's time depends on it) */
-        MNS_RSA_DECLASSIFY(x, key->xn * sizeof(mp_limb_t));
-
-        /* the fault check: x^e == in (mod n); all public from here */
-        mpz_t xz, chk;
-        mpz_init(chk);
-        mpz_roinit_n(xz, x, (mp_size_t)key->xn);
-        mpz_powm(chk, xz, key->e, key->n);
-        if (mpz_cmp(chk, in) != 0)
-            st = mns_error(MNS_ERANGE, "mns_rsa_private: fault check failed (result^e != input); "
-                                       "no output");
-        else
-            mpz_set(out, xz);
-        mpz_clear(chk);
-    }
-    explicit_bzero(block, words * sizeof(mp_limb_t));
-    free(block);
+    mns_rsa_slot_give(key, sl, own);
     return st;
 }
 

@@ -64,6 +64,7 @@ typedef struct mns_rsa_channel {
     mp_limb_t *p;       /* p_i, pn words */
     mpz_t dexp;         /* padded d_i (see above) */
     int words;          /* the field has a constant-time set_words: no digit tables */
+    int getw;           /* ... and get_words: the exit needs no mask (umask, uinv NULL) */
     unsigned dbits;     /* b: 2 or 4 (0 with set_words) */
     unsigned ndigits;   /* 64 / b */
     unsigned radix;     /* 2^b */
@@ -79,6 +80,28 @@ typedef struct mns_rsa_channel {
 
 typedef struct mns_rsa_pool mns_rsa_pool;
 
+/* Everything one private operation writes, allocated once (with the key, or
+ * per call when another call holds the key's slot): no allocation on the
+ * signing path. Lengths depend on public sizes only (layout in rsa.c).
+ *   in: the input, nn words;  s[i]: channel i's result, pn_i words;
+ *   chs[i]: channel i's entry/exit scratch with its elements X and Y
+ *   (channel.c); pw[i]: channel i's exponentiation scratch (its table),
+ *   also its lane of a pair; crt: Garner's scratch; x: the result, xn words;
+ *   em: the PKCS#1 encoding, nbytes; z[i]: the channel's get_mpz target and
+ *   chk: the fault check's x^e mod n, both allocated large enough that GMP
+ *   does not reallocate them; ck: the check's words in the field of n
+ *   (key->fn: elements X, Y, the result, the exponentiation's scratch). */
+typedef struct mns_rsa_slot {
+    mp_limb_t *block;
+    size_t words;
+    mp_limb_t *in, *s[MNS_RSA_MAX_PRIMES], *crt, *x;
+    uint64_t *chs[MNS_RSA_MAX_PRIMES], *pw[MNS_RSA_MAX_PRIMES];
+    unsigned char *em;
+    mpz_t z[MNS_RSA_MAX_PRIMES];
+    mpz_t chk;
+    uint64_t *ck;
+} mns_rsa_slot;
+
 struct mns_rsa {
     int k;
     size_t nn;          /* words of n */
@@ -86,17 +109,37 @@ struct mns_rsa {
     mpz_t n, e;
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
-    /* the pool, created by the first call with threads > 1 */
-    pthread_mutex_t pool_lock;
+    /* pairs for interleaving (issue 8 item 3): channels 2j and 2j + 1 when
+     * their fields can share mns_field_powm_x2 (src/core/field_internal.h):
+     * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
+     * calls on fewer threads than channels pair them: where the pair ran
+     * faster than the two channels alone when the key was made
+     * (probe_ratio[j] = pair time / solo time, measured then) */
+    int x2[MNS_RSA_MAX_PRIMES / 2];
+    int pair_on[MNS_RSA_MAX_PRIMES / 2];
+    double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
+    int npairs;         /* pairs with pair_on */
+    size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
+    /* the fault check's field of n (rns-ifma: set_words, 17 products and
+     * get_words cost about half of GMP's mpz_powm for e = 65537); NULL where
+     * it cannot be had (no IFMA): GMP's mpz_powm then */
+    mns_field *fn;
+    size_t ck_words;
+    /* the key's call slot, taken with trylock; a concurrent call makes its own */
+    pthread_mutex_t slot_lock;
+    mns_rsa_slot slot;
+    int slot_ready;
+    /* the pool: k - 1 workers started with the key (NULL if that failed:
+     * threaded calls then spawn threads of their own) */
     mns_rsa_pool *pool;
-    int pool_failed;
     char *describe;
 };
 
-/* How a call runs its channels (the benchmark compares them). */
+/* How a call runs its channels (the benchmark compares them): flags. */
 typedef enum {
     MNS_RSA_THREADS_POOL = 0,   /* the key's pool (default) */
-    MNS_RSA_THREADS_SPAWN = 1   /* fresh pthreads for this call */
+    MNS_RSA_THREADS_SPAWN = 1,  /* fresh pthreads for this call */
+    MNS_RSA_NO_PAIRS = 2        /* every channel alone, even on fewer threads */
 } mns_rsa_thread_mode;
 
 /* Test and benchmark entry: mns_rsa_private with a thread mode and an
@@ -108,18 +151,25 @@ typedef enum {
 mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
 
-/* --- channel.c: entry, exponentiation, exit --- */
+/* --- channel.c: entry and exit --- */
 
-/* Scratch words (uint64_t) that mns_rsa_channel_run needs for channel c of
- * a key whose n has nn words. */
+/* Scratch words (uint64_t) of channel c's entry and exit (its elements X
+ * and Y included) for a key whose n has nn words. */
 size_t mns_rsa_channel_scratch(const mns_rsa_channel *c, size_t nn);
+/* Where X (the entered input) and Y (the exponentiation's result, which
+ * mns_rsa_channel_out reads) are in that scratch. */
+uint64_t *mns_rsa_channel_x(const mns_rsa_channel *c, size_t nn, uint64_t *scratch);
+uint64_t *mns_rsa_channel_y(const mns_rsa_channel *c, size_t nn, uint64_t *scratch);
 
-/* s <- in^d mod p_i, canonical, pn words. in: nn words (public). Constant
- * time in the values of p_i, d_i and the result (get_mpz sees only the
- * masked s_i u). If the field fails inside (powm's or get_mpz's scratch
- * allocation), s is garbage of the right length and the fault check
- * catches it. */
-void mns_rsa_channel_run(const mns_rsa_channel *c, mp_limb_t *s, const mp_limb_t *in, size_t nn,
+/* X <- the element of in mod p_i; in: nn words (public). Constant time in
+ * p_i and the value. */
+void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
+                        uint64_t *scratch);
+/* s <- the canonical value of Y, pn words, through the exit mask (get_mpz
+ * sees only s_i u; z receives it). Constant time in p_i and s_i. If the
+ * field failed inside, s is garbage of the right length and the fault
+ * check catches it. */
+void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t nn,
                          uint64_t *scratch);
 
 /* X <- the tight element of the pn-word value r < p_i; w, e: scratch
@@ -154,5 +204,17 @@ void mns_rsa_pool_free(mns_rsa_pool *pool);
 mns_status mns_rsa_pool_run(mns_rsa_pool *pool, int threads, mns_rsa_job job, void *arg,
                             int jobs);
 mns_status mns_rsa_spawn_run(int threads, mns_rsa_job job, void *arg, int jobs);
+
+/* --- rsa.c: the private operation on words, for pkcs1.c --- */
+
+/* Takes the key's call slot (or, if another call holds it, allocates one:
+ * *own = 1); NULL if that allocation failed. */
+mns_rsa_slot *mns_rsa_slot_take(const mns_rsa *key, int *own);
+/* Wipes the slot's secrets and gives it back (or frees it). */
+void mns_rsa_slot_give(const mns_rsa *key, mns_rsa_slot *sl, int own);
+/* sl->x <- sl->in ^ d mod n (sl->in: nn words, value < n), checked with e
+ * before anything is returned: MNS_ERANGE if the check failed. */
+mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads,
+                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
 
 #endif

@@ -1,0 +1,90 @@
+/* Two independent products in one instruction stream (the mul_x2 / sqr_x2
+ * ops of backend.h): the fused kernel of mp_ifma_fused.h with W = 2. At the
+ * RSA-CRT sizes one product is latency-bound (the chain T -> T M_0 -> carry
+ * -> T of Alg. 3 leaves the IFMA units idle); the other product's
+ * independent work fills those cycles. The contexts may differ (two primes)
+ * but must share (n, s): k, lambda and the constants are per context.
+ * Instances for n <= 32 (the 1024-2048-bit channels and a margin); other
+ * shapes make two calls. */
+#include "mns_pmns_mp.h"
+#include "pmns/mp_ifma_fused.h"
+
+#define X2_NVMAX 4
+
+#define X2_INST1(S, NV, SQ, NAME)                                                              \
+    IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1,         \
+                                 uint64_t *r0, const uint64_t *a0, const uint64_t *b0,          \
+                                 uint64_t *r1, const uint64_t *a1, const uint64_t *b1)          \
+    {                                                                                          \
+        _Alignas(64) uint64_t w[2 * FUSED_WORDS(S, NV)];                                       \
+        const mns_pmns_mp_ctx *cx[2] = {c0, c1};                                               \
+        uint64_t *rr[2] = {r0, r1};                                                            \
+        const uint64_t *aa[2] = {a0, a1}, *bb[2] = {b0, b1};                                   \
+        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 2);                                              \
+    }
+#define X2_INST(S, NV) X2_INST1(S, NV, 0, x2_mul_##S##_##NV) X2_INST1(S, NV, 1, x2_sqr_##S##_##NV)
+#define X2_ROW(S) X2_INST(S, 1) X2_INST(S, 2) X2_INST(S, 3) X2_INST(S, 4)
+X2_ROW(2)
+X2_ROW(3)
+X2_ROW(4)
+X2_ROW(5)
+X2_ROW(6)
+#define X2_REF(P, S) {P##S##_1, P##S##_2, P##S##_3, P##S##_4}
+static const mp_mul2_fn x2_mul_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
+    X2_REF(x2_mul_, 2), X2_REF(x2_mul_, 3), X2_REF(x2_mul_, 4), X2_REF(x2_mul_, 5),
+    X2_REF(x2_mul_, 6)};
+static const mp_mul2_fn x2_sqr_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
+    X2_REF(x2_sqr_, 2), X2_REF(x2_sqr_, 3), X2_REF(x2_sqr_, 4), X2_REF(x2_sqr_, 5),
+    X2_REF(x2_sqr_, 6)};
+
+/* after the fused path's data: contexts without it make two calls */
+void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
+{
+    const int nv = (c->n + 7) / 8;
+    if (!c->fast || nv > X2_NVMAX)
+        return;
+    c->fast2 = x2_mul_tab[c->s - 2][nv - 1];
+    c->fast2_sqr = x2_sqr_tab[c->s - 2][nv - 1];
+}
+
+/* the same instance (so the same s and ceil(n/8)) and the same n: one shape */
+static int same_shape(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1)
+{
+    return c0->fast2 && c0->fast2 == c1->fast2 && c0->n == c1->n;
+}
+
+void mns_pmns_mp_mul_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
+                            const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
+                            const uint64_t *a1, const uint64_t *b1)
+{
+    if (same_shape(c0, c1)) {
+        c0->fast2(c0, c1, r0, a0, b0, r1, a1, b1);
+        return;
+    }
+    c0->mul(c0, r0, a0, b0);
+    c1->mul(c1, r1, a1, b1);
+}
+
+void mns_pmns_mp_sqr_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
+                            const uint64_t *a0, uint64_t *r1, const uint64_t *a1)
+{
+    if (same_shape(c0, c1)) {
+        c0->fast2_sqr(c0, c1, r0, a0, a0, r1, a1, a1);
+        return;
+    }
+    c0->sqr(c0, r0, a0);
+    c1->sqr(c1, r1, a1);
+}
+
+void mns_pmns_mp_mul_x2(const mns_pmns_mp *c0, const mns_pmns_mp *c1, uint64_t *r0,
+                        const uint64_t *a0, const uint64_t *b0, uint64_t *r1, const uint64_t *a1,
+                        const uint64_t *b1)
+{
+    mns_pmns_mp_mul_x2_any(c0, c1, r0, a0, b0, r1, a1, b1);
+}
+
+void mns_pmns_mp_sqr_x2(const mns_pmns_mp *c0, const mns_pmns_mp *c1, uint64_t *r0,
+                        const uint64_t *a0, uint64_t *r1, const uint64_t *a1)
+{
+    mns_pmns_mp_sqr_x2_any(c0, c1, r0, a0, r1, a1);
+}
