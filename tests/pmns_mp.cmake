@@ -9,3 +9,8 @@ if(OpenSSL_FOUND)
   target_link_libraries(pmns-mp-timing PRIVATE mns_testutil OpenSSL::Crypto)
   target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
 endif()
+
+# the slow sweep takes mns-bench's shipped primes above 4096 bits
+target_sources(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes.c
+  ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
+target_include_directories(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)

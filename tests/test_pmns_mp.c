@@ -53,6 +53,8 @@ int main(void)
         check("pmns-mp:base=4", p, 10, 1000, 2);
         check("pmns-mp:base=1,word=u52", p, 10, 1000, 2);
         check("pmns-mp-ifma:base=1", p, 10, 1000, 2);
+        check("pmns-mp-ifma:base=8", p, 10, 1000, 2);          /* fused, split */
+        check("pmns-mp-ifma:s=2,base=8,delta=2", p, 10, 1000, 2);
     }
     mpz_clear(p);
     return mt_finish();

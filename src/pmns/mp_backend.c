@@ -147,6 +147,7 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->mpcol);
     free(c->mfast);
     free(c->mpfast);
+    free(c->msplit);
     free(c->moff);
     free(c->aoff);
     free(c->one);
@@ -342,6 +343,7 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         int64_t d = (int64_t)md[i];
         lg_md = fmax(lg_md, log2(fabs((double)d) + 1));
     }
+    c->lg_d = lg_dl; /* for the fused IFMA split's own bound checks */
     /* the plan: split while the bounds allow, else larger leaves */
     int mo_a = 0, mo_m = 0, found = 0;
     for (int bs = base < n ? base : n; bs <= n && !found; bs = bs < n ? (bs * 2 > n ? n : bs * 2) : n + 1) {
@@ -432,6 +434,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (ifma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
                          mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    const int base_user = base; /* 0: the kernel chooses (mp_ifma_fused.c) */
     if (base == 0)
         base = ifma ? MP_BASE_IFMA : MP_BASE_GENERIC;
 
@@ -445,6 +448,15 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * asked for by base=), t grows below. */
     int tadds = ifma && base >= MP_BASE_IFMA ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
+    if (ifma && base_user == 0 && n == 0) {
+        /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
+         * split); the generator's Table-3 cost does not know the kernel */
+        int sc = 0;
+        mns_pmns_mp_ifma_choose(mpz_sizeinbase(p, 2), s, &sc, &tadds);
+        if (s == 0)
+            s_auto = sc;
+        tadds0 = tadds;
+    }
     for (int attempt = 0; attempt < 16; attempt++) {
         mns_pmns_gen_opts o;
         mns_pmns_gen_opts_init(&o);
@@ -483,6 +495,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         c->lambda = mns_pmns_params_lambda(P);
         c->delta = delta;
         c->delta_gen = dgen;
+        c->base_user = base_user;
         mpz_set(c->p, p);
         mpz_set(c->gamma, mns_pmns_params_gamma(P));
         mpz_set_ui(c->phi_inv, 0);
@@ -497,6 +510,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
                 off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "",
                                         c->plan.f[l]);
             snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
+            if (c->fast) /* the fused IFMA kernel has its own plan */
+                mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
             snprintf(buf, sizeof buf,
                      "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
                      "rho_bits=%u toeplitz=%s bits=%zu",
