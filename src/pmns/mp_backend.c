@@ -448,11 +448,12 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * asked for by base=), t grows below. */
     int tadds = ifma && base >= MP_BASE_IFMA ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
+    mns_pmns_params *pre = NULL; /* a set the IFMA choice already generated */
     if (ifma && base_user == 0 && n == 0) {
         /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
          * split); the generator's Table-3 cost does not know the kernel */
         int sc = 0;
-        mns_pmns_mp_ifma_choose(mpz_sizeinbase(p, 2), s, &sc, &tadds);
+        mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
         if (s == 0)
             s_auto = sc;
         tadds0 = tadds;
@@ -466,7 +467,12 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = tadds;
         mns_pmns_params *P = NULL;
-        st = mns_pmns_generate_var(&P, p, &o);
+        if (pre) {
+            P = pre;
+            pre = NULL;
+            st = MNS_OK;
+        } else
+            st = mns_pmns_generate_var(&P, p, &o);
         if (st == MNS_OK && mns_pmns_params_s(P) == 1 && s == 0) {
             /* automatic s chose one word: the multi-precision form wants 2 */
             mns_pmns_params_free(P);

@@ -102,10 +102,11 @@ static int fs_plan_index(int nv)
  * products of one step do not hide at small n), fitted on 1024-8192-bit
  * runs of both kernels (docs/pmns-mp.md). vpmadd52 per multiplication:
  * unsplit s n nv (4s + 1); split s (32 s leaves + n nv) (8 x 8 leaves, the
- * product by M'_0 unsplit), times FS_PENALTY for the split's extra work
- * (expansions, contractions, the leaf domain's loads and stores: 0.73-0.78
- * ticks per vpmadd52 against 0.50 unsplit). */
-#define FS_PENALTY 1.45
+ * product by M'_0 unsplit), times the split's extra work per vpmadd52
+ * (expansions, contractions, the leaf domain's loads and stores): 1.1 with 6
+ * or more leaves (0.55-0.58 ticks per vpmadd52 at 6144-8192 bits, s = 6),
+ * 1.35 for the 3 leaves of a single 2-way level (measured slower than the
+ * unsplit kernel at 2048-4096 bits). */
 static double cost_unsplit(int s, int n)
 {
     int nv = (n + 7) / 8;
@@ -114,7 +115,8 @@ static double cost_unsplit(int s, int n)
 static double cost_split(int s, int n, int leaves)
 {
     int nv = (n + 7) / 8;
-    return 0.5 * FS_PENALTY * s * (32.0 * s * leaves + (double)n * nv) + 30.0 * s;
+    double pen = leaves <= 3 ? 1.35 : 1.1;
+    return 0.5 * pen * s * (32.0 * s * leaves + (double)n * nv) + 30.0 * s;
 }
 
 /* the n the generator gives for s chunks of k bits, predicted: the smallest n
@@ -132,18 +134,24 @@ static int predict_n(size_t bits, int s, int k)
  * unsplit kernel (t = 1: lambda 2^k < 2^52, so k = 50 for lambda = 2) and the
  * split one (t = 2 x the plan's matrix growth, so that the leaf entries stay
  * below 2^51 after the differences) over s = 2..6 (or the s asked for), by
- * the cost above on the predicted n. The backend generates with them; the
- * kernel choice is made again on the real set (fused_prepare). */
-void mns_pmns_mp_ifma_choose(size_t bits, int s_req, int *s_out, int *tadds_out)
+ * the cost above on the predicted n. A split candidate is generated here and
+ * costed on its real n, lambda and k (lambda > 2 or an n past a vector
+ * boundary can make it lose to the unsplit kernel): if it still wins, *pre
+ * gets the set (the backend uses it instead of generating again), else the
+ * best unsplit (s, 1) is returned. The kernel choice is made again on the
+ * real set (fused_prepare). */
+void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int *tadds_out,
+                             mns_pmns_params **pre)
 {
-    double best = 0;
-    int bs = s_req ? s_req : 3, bt = 1;
+    const size_t bits = mpz_sizeinbase(p, 2);
+    double best_u = 0, best_s = 0;
+    int us = s_req ? s_req : 3, ss = 0, st_ = 0, spi = -1;
+    *pre = NULL;
     for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
         int n = predict_n(bits, s, 50);
-        if (n <= MP_FAST_NMAX && (best == 0 || cost_unsplit(s, n) < best)) {
-            best = cost_unsplit(s, n);
-            bs = s;
-            bt = 1;
+        if (n <= MP_FAST_NMAX && (best_u == 0 || cost_unsplit(s, n) < best_u)) {
+            best_u = cost_unsplit(s, n);
+            us = s;
         }
         for (int pi = 0; pi < 5; pi++) {
             const int t = 2 * (int)fs_plans[pi].mg;
@@ -152,15 +160,40 @@ void mns_pmns_mp_ifma_choose(size_t bits, int s_req, int *s_out, int *tadds_out)
             if (fs_plan_index((ns + 7) / 8) != pi)
                 continue;
             double c = cost_split(s, ns, fs_plans[pi].leaves);
-            if (best == 0 || c < best) {
-                best = c;
-                bs = s;
-                bt = t;
+            if (best_s == 0 || c < best_s) {
+                best_s = c;
+                ss = s;
+                st_ = t;
+                spi = pi;
             }
         }
     }
-    *s_out = bs;
-    *tadds_out = bt;
+    *s_out = us;
+    *tadds_out = 1;
+    if (spi < 0 || (best_u != 0 && best_s >= best_u))
+        return;
+    mns_pmns_gen_opts o;
+    mns_pmns_gen_opts_init(&o);
+    o.word = MNS_PMNS_WORD_U52;
+    o.s = ss;
+    o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
+    o.toeplitz_adds = st_;
+    mns_pmns_params *P = NULL;
+    if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
+        return;
+    const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
+    const int pi = fs_plan_index((n + 7) / 8);
+    const double llam = log2((double)labs(mns_pmns_params_lambda(P)));
+    double c = n <= MP_FAST_NMAX ? cost_unsplit(ss, n) : 1e30;
+    if (pi >= 0 && k + llam + log2(fs_plans[pi].mg) < 50.99)
+        c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
+    if (best_u != 0 && c >= best_u) {
+        mns_pmns_params_free(P);
+        return;
+    }
+    *s_out = ss;
+    *tadds_out = st_;
+    *pre = P;
 }
 
 /* digit j of M's coefficient i (u52: nonnegative) */
@@ -266,22 +299,32 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
         want_unsplit = c->plan.levels == 0;
     if (!want_split && !want_unsplit)
         return 1;
-    c->mpfast = aligned_alloc(64, (size_t)MP_FAST_SEQ * 8);
-    if (!c->mpfast)
+    /* M'_0's columns mod 2^k, lanes up to the split's N (its T covers N
+     * lanes) or 8 ceil(n/8): column c, lane r: t'[r - c], t'[d] = m'_d,
+     * t'[-d] = lambda m'_(n-d) */
+    c->mpl = want_split && pi >= 0 ? 8 * fs_plans[pi].m : 8 * nv;
+    c->mpfast = aligned_alloc(64, (size_t)n * c->mpl * 8);
+    uint64_t *tp = malloc((size_t)2 * n * 8);
+    if (!c->mpfast || !tp) {
+        free(tp);
         return 0;
-    memset(c->mpfast, 0, (size_t)MP_FAST_SEQ * 8);
+    }
+    memset(c->mpfast, 0, (size_t)n * c->mpl * 8);
     {
-        /* M'_0 mod 2^k: t[n-1+d] */
         mpz_t t;
         mpz_init(t);
         for (int d = 0; d < n; d++) {
             mpz_fdiv_r_2exp(t, mns_pmns_params_mprime(c->P, d), (mp_bitcnt_t)c->k);
             uint64_t v = mpz_get_ui(t);
-            c->mpfast[MP_FAST_OFF + n - 1 + d] = v;
+            tp[n - 1 + d] = v;
             if (d > 0)
-                c->mpfast[MP_FAST_OFF + n - 1 - (n - d)] = (v * (uint64_t)c->lambda) & c->kmask;
+                tp[n - 1 - (n - d)] = (v * (uint64_t)c->lambda) & c->kmask;
         }
         mpz_clear(t);
+        for (int cc = 0; cc < n; cc++)
+            for (int r = 0; r < n; r++)
+                c->mpfast[(size_t)cc * c->mpl + r] = tp[n - 1 + r - cc];
+        free(tp);
     }
     if (want_split) {
         int ok = fs_prepare(c, &fs_plans[pi]);
@@ -298,6 +341,16 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
             free(c->mpfast);
             c->mpfast = NULL;
             return 1;
+        }
+        if (c->mpl != 8 * nv) { /* the unsplit kernel reads 8 ceil(n/8) lanes per column */
+            uint64_t *m2 = aligned_alloc(64, (size_t)n * 8 * nv * 8);
+            if (!m2)
+                return 0;
+            for (int cc = 0; cc < n; cc++)
+                memcpy(m2 + (size_t)cc * 8 * nv, c->mpfast + (size_t)cc * c->mpl, (size_t)8 * nv * 8);
+            free(c->mpfast);
+            c->mpfast = m2;
+            c->mpl = 8 * nv;
         }
     }
     const size_t L = (size_t)nv * 8;

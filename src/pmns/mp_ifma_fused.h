@@ -230,36 +230,51 @@ static inline AI IFMA_TARGET void fu_seq(const mns_pmns_mp_ctx *c, uint64_t *seq
 }
 
 /* T = (R_i + carry) M'_0 mod (E, 2^k) into tb (NV vectors): IFMA reads the
- * low 52 bits of R_i + carry, enough for a result mod 2^k; four chains per
- * vector. xb: scratch for the broadcasts. */
+ * low 52 bits of R_i + carry, enough for a result mod 2^k. c->mpfast holds
+ * the columns of M'_0's Toeplitz matrix mod 2^k, aligned (n columns of
+ * c->mpl lanes, NV * 8 <= c->mpl); one broadcast of X[c] serves the NV
+ * vectors of its column, and the columns go round G groups of accumulators so
+ * that NV G >= 8 chains are in flight. xb: scratch for the broadcasts. */
 static inline AI IFMA_TARGET void fu_t(const mns_pmns_mp_ctx *c, const uint64_t *rlo,
                                        const __m512i *carry, uint64_t *xb, uint64_t *tb,
                                        __m512i km, const int NV)
 {
     const int n = c->n;
-    const __m512i zero = _mm512_setzero_si512();
+    const size_t CL = (size_t)c->mpl;
+    const int G = NV >= 8 ? 1 : 8 / NV;
+    __m512i acc[8][8];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; v++)
         _mm512_store_si512(xb + 8 * v, _mm512_add_epi64(_mm512_load_si512(rlo + 8 * v), carry[v]));
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; v++) {
-        __m512i t0 = zero, t1 = zero, t2 = zero, t3 = zero;
-        const uint64_t *col = c->mpfast + MP_FAST_OFF + (n - 1) + 8 * v;
-        int cc = 0;
-        for (; cc + 4 <= n; cc += 4) {
-            t0 = _mm512_madd52lo_epu64(t0, _mm512_loadu_si512(col - cc),
-                                       _mm512_set1_epi64((long long)xb[cc]));
-            t1 = _mm512_madd52lo_epu64(t1, _mm512_loadu_si512(col - cc - 1),
-                                       _mm512_set1_epi64((long long)xb[cc + 1]));
-            t2 = _mm512_madd52lo_epu64(t2, _mm512_loadu_si512(col - cc - 2),
-                                       _mm512_set1_epi64((long long)xb[cc + 2]));
-            t3 = _mm512_madd52lo_epu64(t3, _mm512_loadu_si512(col - cc - 3),
-                                       _mm512_set1_epi64((long long)xb[cc + 3]));
+    for (int g = 0; g < G; g++)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++)
+            acc[g][v] = _mm512_setzero_si512();
+    const uint64_t *col = c->mpfast;
+    int cc = 0;
+    for (; cc + G <= n; cc += G)
+#pragma GCC unroll 8
+        for (int g = 0; g < G; g++) {
+            const __m512i x = _mm512_set1_epi64((long long)xb[cc + g]);
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; v++)
+                acc[g][v] = _mm512_madd52lo_epu64(
+                    acc[g][v], _mm512_load_si512(col + (size_t)(cc + g) * CL + 8 * v), x);
         }
-        for (; cc < n; cc++)
-            t0 = _mm512_madd52lo_epu64(t0, _mm512_loadu_si512(col - cc),
-                                       _mm512_set1_epi64((long long)xb[cc]));
-        __m512i t = _mm512_add_epi64(_mm512_add_epi64(t0, t1), _mm512_add_epi64(t2, t3));
+    for (; cc < n; cc++) {
+        const __m512i x = _mm512_set1_epi64((long long)xb[cc]);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++)
+            acc[0][v] = _mm512_madd52lo_epu64(acc[0][v],
+                                              _mm512_load_si512(col + (size_t)cc * CL + 8 * v), x);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) {
+        __m512i t = acc[0][v];
+#pragma GCC unroll 8
+        for (int g = 1; g < G; g++)
+            t = _mm512_add_epi64(t, acc[g][v]);
         _mm512_store_si512(tb + 8 * v, _mm512_and_si512(t, km));
     }
 }
@@ -468,100 +483,6 @@ static inline AI IFMA_TARGET void fs_expand_vec(const uint64_t *x, uint64_t *out
     }
 }
 
-/* Matrix expansion of a sequence of size N (2N words) into NL leaf blocks of
- * 16 words, + 2^51 on every leaf entry: 2-way (U0, U-1 - U0, U1 - U0), 3-way
- * (U0, U-1 - U0, U1 - U0, U-2 - U-1, U2 - U1, U1 + U-1 - 2 U0), U_e[d] =
- * t[d + e h]. */
-static inline AI IFMA_TARGET void fs_expand_mat(const uint64_t *t, uint64_t *out, uint64_t *tmp,
-                                                int N, const int F0, const int F1, const int F2)
-{
-    const int F[3] = {F0, F1, F2};
-    const int lev = (F0 != 0) + (F1 != 0) + (F2 != 0);
-    const __m512i off = _mm512_set1_epi64((long long)FS_OFF);
-    const uint64_t *src = t;
-    int count = 1, m = N;
-    for (int l = 0; l < lev; l++) {
-        const int last = l == lev - 1;
-        uint64_t *dst = last ? out : tmp + (l & 1) * (size_t)(N * 8);
-        const int f = F[l], h = m / f, kids = FS_KIDS(f);
-        for (int q = 0; q < count; q++) {
-            const uint64_t *x = src + (size_t)q * 2 * m + m; /* entry d at x[d] */
-            uint64_t *d = dst + (size_t)q * kids * 2 * h;
-            for (int i = 0; i < 2 * h; i += 8) {
-                const int dd = i - h;
-                const __m512i u0 = _mm512_load_si512(x + dd);
-                const __m512i um1 = _mm512_load_si512(x + dd - h);
-                const __m512i up1 = _mm512_load_si512(x + dd + h);
-                __m512i e[6];
-                e[0] = u0;
-                e[1] = _mm512_sub_epi64(um1, u0);
-                e[2] = _mm512_sub_epi64(up1, u0);
-                if (f == 3) {
-                    const __m512i um2 = _mm512_load_si512(x + dd - 2 * h);
-                    const __m512i up2 = _mm512_load_si512(x + dd + 2 * h);
-                    e[3] = _mm512_sub_epi64(um2, um1);
-                    e[4] = _mm512_sub_epi64(up2, up1);
-                    e[5] = _mm512_sub_epi64(_mm512_add_epi64(up1, um1), _mm512_slli_epi64(u0, 1));
-                }
-                for (int k = 0; k < kids; k++)
-                    _mm512_store_si512(d + (size_t)k * 2 * h + i,
-                                       last ? _mm512_add_epi64(e[k], off) : e[k]);
-            }
-        }
-        count *= kids;
-        m = h;
-        src = dst;
-    }
-}
-
-/* Contraction of one row of the leaf domain (NL vectors at stride pst) into
- * N lanes at dst: 2-way out0 = P0 + P1, out1 = P0 + P2; 3-way
- * out0 = P0 + P1 + P3, out1 = P0 + P1 + P2 - P5, out2 = P0 + P2 + P4. */
-static inline AI IFMA_TARGET void fs_contract(const uint64_t *P, size_t pst, uint64_t *dst,
-                                              uint64_t *tmp, int N, const int F0, const int F1,
-                                              const int F2)
-{
-    const int F[3] = {F0, F1, F2};
-    const int lev = (F0 != 0) + (F1 != 0) + (F2 != 0);
-    int size[4], cnt[4];
-    size[0] = N;
-    cnt[0] = 1;
-    for (int l = 0; l < lev; l++) {
-        size[l + 1] = size[l] / F[l];
-        cnt[l + 1] = cnt[l] * FS_KIDS(F[l]);
-    }
-    const uint64_t *src = P;
-    size_t sst = pst;
-    for (int l = lev - 1; l >= 0; l--) {
-        uint64_t *o0 = l == 0 ? dst : tmp + (l & 1) * (size_t)(N * 8);
-        const int h = size[l + 1], m = size[l], kids = FS_KIDS(F[l]);
-        for (int q = 0; q < cnt[l]; q++) {
-            const uint64_t *p0 = src + (size_t)q * kids * sst;
-            uint64_t *o = o0 + (size_t)q * m;
-            for (int i = 0; i < h; i += 8) {
-                const __m512i a0 = _mm512_load_si512(p0 + i), a1 = _mm512_load_si512(p0 + sst + i);
-                const __m512i a2 = _mm512_load_si512(p0 + 2 * sst + i);
-                if (F[l] == 2) {
-                    _mm512_store_si512(o + i, _mm512_add_epi64(a0, a1));
-                    _mm512_store_si512(o + h + i, _mm512_add_epi64(a0, a2));
-                } else {
-                    const __m512i a3 = _mm512_load_si512(p0 + 3 * sst + i);
-                    const __m512i a4 = _mm512_load_si512(p0 + 4 * sst + i);
-                    const __m512i a5 = _mm512_load_si512(p0 + 5 * sst + i);
-                    const __m512i s01 = _mm512_add_epi64(a0, a1);
-                    _mm512_store_si512(o + i, _mm512_add_epi64(s01, a3));
-                    _mm512_store_si512(o + h + i,
-                                       _mm512_sub_epi64(_mm512_add_epi64(s01, a2), a5));
-                    _mm512_store_si512(o + 2 * h + i,
-                                       _mm512_add_epi64(_mm512_add_epi64(a0, a2), a4));
-                }
-            }
-        }
-        src = o0;
-        sst = (size_t)h * F[l];
-    }
-}
-
 /* - 2^51 sum(x_l) as (lo, hi) per leaf l of the vector expansion of x (N
  * words): the lane sums of the 8-lane blocks of x, then the same expansion
  * on those sums (it is linear), so M reductions instead of one per leaf.
@@ -682,23 +603,134 @@ static inline AI IFMA_TARGET void fs_digits(const mns_pmns_mp_ctx *c, uint64_t *
     }
 }
 
-/* the Toeplitz sequence of size N of the digit row d (n entries, zero
- * padded): t[e] = d_e, t[-e] = lambda d_(n-e), 0 beyond n; 2N words */
-static inline AI IFMA_TARGET void fs_topseq(const mns_pmns_mp_ctx *c, uint64_t *t,
-                                            const uint64_t *d, int N, const int NV)
+/* The Toeplitz sequence of a digit row d (M vectors, lanes >= n zero) and
+ * its matrix expansion into the NL leaf blocks (+ 2^51), with every level in
+ * an array indexed by compile-time constants (the compiler keeps what fits in
+ * registers and spills the rest with whole-vector stores, which the loads
+ * that follow can forward from; a sequence written with masked or unaligned
+ * stores and read back with aligned loads cannot). The first half of the
+ * sequence is lambda d shifted up by sh = N - n lanes: one two-source permute
+ * per vector from the products stored 2 vectors past zero padding. */
+static inline AI IFMA_TARGET void fs_seq_leaves(const mns_pmns_mp_ctx *c, const uint64_t *d,
+                                                uint64_t *out, uint64_t *lt, const int F0,
+                                                const int F1, const int F2)
 {
-    const int n = c->n;
+    const int F[3] = {F0, F1, F2};
+    const int lev = (F0 != 0) + (F1 != 0) + (F2 != 0);
+    const int M = FS_M(F0, F1, F2), N = 8 * M;
+    const int sh = N - c->n, shv = sh >> 3, shr = sh & 7;
     const __m512i lam = _mm512_set1_epi64((long long)c->lambda);
-    for (int v = 0; v < N / 4; v++)
-        _mm512_store_si512(t + 8 * v, _mm512_setzero_si512());
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i off = _mm512_set1_epi64((long long)FS_OFF);
+    /* idx[r] = 8 - shr + r: lanes below 8 from the lower source */
+    const __m512i idx = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                                         _mm512_set1_epi64(8 - shr));
+    __m512i A[64], B[64];
+    _mm512_store_si512(lt, zero);
+    _mm512_store_si512(lt + 8, zero);
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; v++) {
-        const int rem = n - 8 * v;
-        const __mmask8 m = (rem >= 8 ? 0xFF : (__mmask8)((1u << rem) - 1)) & (v ? 0xFF : 0xFE);
-        const __m512i x = _mm512_load_si512(d + 8 * v);
-        _mm512_store_si512(t + N + 8 * v, x);
-        /* lambda d_e at position e - n + N, e >= 1 */
-        _mm512_mask_storeu_epi64(t + N - n + 8 * v, m, _mm512_mullo_epi64(x, lam));
+    for (int u = 0; u < M; u++) {
+        A[M + u] = _mm512_load_si512(d + 8 * u);
+        /* lambda d_e < 2^52 (checked at creation): the low half is exact */
+        _mm512_store_si512(lt + 16 + 8 * u, _mm512_madd52lo_epu64(zero, A[M + u], lam));
+    }
+#pragma GCC unroll 8
+    for (int u = 0; u < M; u++) /* element e = 8u + r - sh of lambda d */
+        A[u] = _mm512_permutex2var_epi64(_mm512_load_si512(lt + 8 * (u - shv + 1)), idx,
+                                         _mm512_load_si512(lt + 8 * (u - shv + 2)));
+    __m512i *src = A, *dst = B;
+    int count = 1, m = N;
+#pragma GCC unroll 3
+    for (int l = 0; l < lev; l++) {
+        const int f = F[l], h = m / f, kids = FS_KIDS(f), last = l == lev - 1;
+        const int pv = 2 * m / 8, cv = 2 * h / 8; /* vectors per parent, per child */
+#pragma GCC unroll 9
+        for (int q = 0; q < count; q++)
+#pragma GCC unroll 8
+            for (int i = 0; i < cv; i++) {
+                const __m512i *x = src + q * pv;
+                const int b0 = (8 * i - h + m) / 8; /* vector of entry 8i - h */
+                const __m512i u0 = x[b0], um1 = x[b0 - h / 8], up1 = x[b0 + h / 8];
+                __m512i e[6];
+                e[0] = u0;
+                e[1] = _mm512_sub_epi64(um1, u0);
+                e[2] = _mm512_sub_epi64(up1, u0);
+                if (f == 3) {
+                    const __m512i um2 = x[b0 - 2 * h / 8], up2 = x[b0 + 2 * h / 8];
+                    e[3] = _mm512_sub_epi64(um2, um1);
+                    e[4] = _mm512_sub_epi64(up2, up1);
+                    e[5] = _mm512_sub_epi64(_mm512_add_epi64(up1, um1), _mm512_slli_epi64(u0, 1));
+                }
+#pragma GCC unroll 6
+                for (int k = 0; k < kids; k++) {
+                    if (last)
+                        _mm512_store_si512(out + ((size_t)(q * kids + k) * cv + i) * 8,
+                                           _mm512_add_epi64(e[k], off));
+                    else
+                        dst[(q * kids + k) * cv + i] = e[k];
+                }
+            }
+        __m512i *t = src;
+        src = dst;
+        dst = t;
+        count *= kids;
+        m = h;
+    }
+}
+
+/* Contraction of one row of the leaf domain (NL vectors at stride pst
+ * words) into N lanes at dst, levels in compile-time-indexed arrays (see
+ * fs_seq_leaves): 2-way out0 = P0 + P1, out1 = P0 + P2; 3-way
+ * out0 = P0 + P1 + P3, out1 = P0 + P1 + P2 - P5, out2 = P0 + P2 + P4. */
+static inline AI IFMA_TARGET void fs_contract_r(const uint64_t *P, size_t pst, uint64_t *dst,
+                                                const int F0, const int F1, const int F2)
+{
+    const int F[3] = {F0, F1, F2};
+    const int lev = (F0 != 0) + (F1 != 0) + (F2 != 0);
+    const int NL = FS_NL(F0, F1, F2);
+    int size[4], cnt[4];
+    size[0] = 8 * FS_M(F0, F1, F2);
+    cnt[0] = 1;
+#pragma GCC unroll 3
+    for (int l = 0; l < lev; l++) {
+        size[l + 1] = size[l] / F[l];
+        cnt[l + 1] = cnt[l] * FS_KIDS(F[l]);
+    }
+    __m512i A[32], B[32];
+#pragma GCC unroll 27
+    for (int l = 0; l < NL; l++)
+        A[l] = _mm512_load_si512(P + (size_t)l * pst);
+    __m512i *src = A, *dst2 = B;
+#pragma GCC unroll 3
+    for (int l = lev - 1; l >= 0; l--) {
+        const int hv = size[l + 1] / 8, mv = size[l] / 8, kids = FS_KIDS(F[l]);
+#pragma GCC unroll 9
+        for (int q = 0; q < cnt[l]; q++)
+#pragma GCC unroll 8
+            for (int i = 0; i < hv; i++) {
+                const __m512i *p0 = src + q * kids * hv;
+                const __m512i a0 = p0[i], a1 = p0[hv + i], a2 = p0[2 * hv + i];
+                __m512i y[3];
+                if (F[l] == 2) {
+                    y[0] = _mm512_add_epi64(a0, a1);
+                    y[1] = _mm512_add_epi64(a0, a2);
+                } else {
+                    const __m512i s01 = _mm512_add_epi64(a0, a1);
+                    y[0] = _mm512_add_epi64(s01, p0[3 * hv + i]);
+                    y[1] = _mm512_sub_epi64(_mm512_add_epi64(s01, a2), p0[5 * hv + i]);
+                    y[2] = _mm512_add_epi64(_mm512_add_epi64(a0, a2), p0[4 * hv + i]);
+                }
+#pragma GCC unroll 3
+                for (int k = 0; k < F[l]; k++) {
+                    if (l == 0)
+                        _mm512_store_si512(dst + 8 * (size_t)(k * hv + i), y[k]);
+                    else
+                        dst2[q * mv + k * hv + i] = y[k];
+                }
+            }
+        __m512i *t = src;
+        src = dst2;
+        dst2 = t;
     }
 }
 
@@ -736,8 +768,8 @@ static inline AI IFMA_TARGET void fs_body(const mns_pmns_mp_ctx *const *cx, uint
             fs_expand_vec(wq + oA + (size_t)j * N, wq + oX + (size_t)j * NL * 8, wq + oT, N, F0, F1,
                           F2);
             fs_corr(wq + oA + (size_t)j * N, wq + oC + (size_t)j * NL * 8, N, F0, F1, F2);
-            fs_topseq(cx[q], wq + oS, mdig + (size_t)j * N, N, NV);
-            fs_expand_mat(wq + oS, wq + oM + (size_t)j * NL * 16, wq + oT, N, F0, F1, F2);
+            fs_seq_leaves(cx[q], mdig + (size_t)j * N, wq + oM + (size_t)j * NL * 16, wq + oS, F0,
+                          F1, F2);
         }
         for (size_t i = 0; i < 2 * (size_t)S * RW; i += 8)
             _mm512_store_si512(wq + oR + i, zero);
@@ -773,8 +805,8 @@ static inline AI IFMA_TARGET void fs_body(const mns_pmns_mp_ctx *const *cx, uint
 #pragma GCC unroll 2
         for (int q = 0; q < W; q++) {
             uint64_t *wq = w + q * WS;
-            fs_contract(wq + oR + (size_t)i * RW, 16, wq + oCR, wq + oT, N, F0, F1, F2);
-            fu_t(cx[q], wq + oCR, carry[q], wq + oXB, wq + oTB, km[q], NV);
+            fs_contract_r(wq + oR + (size_t)i * RW, 16, wq + oCR, F0, F1, F2);
+            fu_t(cx[q], wq + oCR, carry[q], wq + oXB, wq + oTB, km[q], M);
             {
                 const int rem = n - 8 * (NV - 1);
                 const __mmask8 m = rem >= 8 ? 0xFF : (__mmask8)((1u << rem) - 1);
@@ -783,8 +815,7 @@ static inline AI IFMA_TARGET void fs_body(const mns_pmns_mp_ctx *const *cx, uint
                 for (int v = NV; v < M; v++)
                     _mm512_store_si512(wq + oTB + 8 * v, zero);
             }
-            fs_topseq(cx[q], wq + oS, wq + oTB, N, NV);
-            fs_expand_mat(wq + oS, wq + oMT, wq + oT, N, F0, F1, F2);
+            fs_seq_leaves(cx[q], wq + oTB, wq + oMT, wq + oS, F0, F1, F2);
         }
         /* Rx_(i+j) += T M_j */
 #pragma GCC unroll 2
@@ -798,9 +829,9 @@ static inline AI IFMA_TARGET void fs_body(const mns_pmns_mp_ctx *const *cx, uint
 #pragma GCC unroll 2
         for (int q = 0; q < W; q++) {
             uint64_t *wq = w + q * WS;
-            fs_contract(wq + oR + (size_t)i * RW, 16, wq + oCR, wq + oT, N, F0, F1, F2);
-            fs_contract(wq + oR + (size_t)i * RW + 8, 16, wq + oCR + N, wq + oT, N, F0, F1, F2);
-            fu_div(wq + oCR, wq + oCR + N, carry[q], kc[q], kh[q], NV);
+            fs_contract_r(wq + oR + (size_t)i * RW, 16, wq + oCR, F0, F1, F2);
+            fs_contract_r(wq + oR + (size_t)i * RW + 8, 16, wq + oCR + N, F0, F1, F2);
+            fu_div(wq + oCR, wq + oCR + N, carry[q], kc[q], kh[q], M);
         }
     }
     /* rows s .. 2s-2 contracted (R_(2s-1) gets nothing), then lines 15-18 */
@@ -809,10 +840,9 @@ static inline AI IFMA_TARGET void fs_body(const mns_pmns_mp_ctx *const *cx, uint
         uint64_t *wq = w + q * WS;
         uint64_t *o = wq + oA; /* the digits are no longer needed: (S-1) x 2N words */
         for (int j = 0; j < S - 1; j++) {
-            fs_contract(wq + oR + (size_t)(S + j) * RW, 16, o + (size_t)j * 2 * N, wq + oT, N, F0,
-                        F1, F2);
-            fs_contract(wq + oR + (size_t)(S + j) * RW + 8, 16, o + (size_t)j * 2 * N + N, wq + oT,
-                        N, F0, F1, F2);
+            fs_contract_r(wq + oR + (size_t)(S + j) * RW, 16, o + (size_t)j * 2 * N, F0, F1, F2);
+            fs_contract_r(wq + oR + (size_t)(S + j) * RW + 8, 16, o + (size_t)j * 2 * N + N, F0,
+                          F1, F2);
         }
         fu_out(r[q], n, o, o + N, 2 * (size_t)N, carry[q], km[q], kc[q], kh[q], S, NV);
     }
