@@ -1,7 +1,8 @@
-/* The fused IFMA kernel of the multi-precision PMNS (Alg. 3 with no Toeplitz
- * split), written once for W = 1 or 2 independent products in one
- * instruction stream (mp_ifma_fused.c instantiates W = 1, mp_ifma_x2.c
- * W = 2). Included by those two files only.
+/* The fused IFMA kernels of the multi-precision PMNS (Alg. 3), unsplit
+ * (fu_body) and with the Toeplitz split inside (fs_body, below), written once
+ * for W = 1 or 2 independent products in one instruction stream
+ * (mp_ifma_fused.c instantiates W = 1, mp_ifma_x2.c W = 2). Included by
+ * those two files only.
  *
  * Lanes are coefficients: a polynomial is NV = ceil(n/8) vectors; lanes >= n
  * hold harmless partial sums of the zero padding and are never stored. A
@@ -13,7 +14,7 @@
  *     load; nothing of size n^2 is built per call);
  *   - T M_j: x = T (just computed: broadcast loads forward from its store),
  *     the columns of the constant M_j stored aligned at creation;
- *   - T = X M'_0 mod 2^k: x = X, windows of M'_0's constant sequence.
+ *   - T = X M'_0 mod 2^k: x = X, the columns of M'_0 mod 2^k stored aligned.
  * S, NV and W are compile-time constants of each instance, so accumulators
  * and carries stay in registers; n, k, lambda are run-time (per context: the
  * two products of an x2 call may come from different primes of one shape).
