@@ -24,7 +24,7 @@
 #include "primes.h"
 #include "testutil.h"
 
-#define MAXW 16
+#define MAXW 20
 
 static int cmpd(const void *a, const void *b)
 {
@@ -130,6 +130,12 @@ static void x1_mul(void *s) /* the same pair, two single calls */
     xst *q = s;
     mns_pmns_mp_mul(q->c[0], q->x[0], q->x[0], q->y[0]);
     mns_pmns_mp_mul(q->c[1], q->x[1], q->x[1], q->y[1]);
+}
+static void x1_sqr(void *s) /* the same pair, two single squarings */
+{
+    xst *q = s;
+    mns_pmns_mp_sqr(q->c[0], q->x[0], q->x[0]);
+    mns_pmns_mp_sqr(q->c[1], q->x[1], q->x[1]);
 }
 static void x2_reset(void *s)
 {
@@ -372,10 +378,12 @@ int main(int argc, char **argv)
             snprintf(a->name, sizeof a->name, "x2 mul, per product  [n=%d s=%d, 2 primes]", n, s);
             *b = (impl){.st = x, .op = x1_mul, .reset = x2_reset, .per = 2};
             snprintf(b->name, sizeof b->name, "  same pair, 2 calls  [n=%d s=%d]", n, s);
-            if (ni < MAXW) {
-                impl *c = &im[ni++];
+            if (ni + 1 < MAXW) {
+                impl *c = &im[ni++], *d = &im[ni++];
                 *c = (impl){.st = x, .op = x2_sqr, .reset = x2_reset, .per = 2};
                 snprintf(c->name, sizeof c->name, "x2 sqr, per product  [n=%d s=%d]", n, s);
+                *d = (impl){.st = x, .op = x1_sqr, .reset = x2_reset, .per = 2};
+                snprintf(d->name, sizeof d->name, "  same pair, 2 sqr calls  [n=%d s=%d]", n, s);
             }
         }
         free(list);

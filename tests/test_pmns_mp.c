@@ -58,6 +58,8 @@ int main(void)
         check("pmns-mp:s=5", p, 10, 1000, 2);
         check("pmns-mp:s=6", p, 10, 1000, 2);
         check("pmns-mp:delta=2,base=2", p, 10, 1000, 2);
+        check("pmns-mp-ifma:base=8", p, 10, 1000, 2);          /* fused, split */
+        check("pmns-mp-ifma:s=2,base=8,delta=2", p, 10, 1000, 2);
     }
     mpz_clear(p);
     return mt_finish();

@@ -22,12 +22,14 @@ typedef struct {
     size_t L;
 } ctxp;
 
-static int make(ctxp *x, const mpz_t p, int s, int n)
+/* base: 0 (the kernel's choice), or 8 (the fused kernel with the Toeplitz
+ * split, when the bounds allow it) */
+static int make_b(ctxp *x, const mpz_t p, int s, int n, int base)
 {
     mns_pmns_mp_kernel k = MNS_PMNS_MP_KERNEL_AUTO;
     mpz_init_set(x->p, p);
     x->c = NULL;
-    mns_status st = mns_pmns_mp_new_var(&x->c, p, MNS_PMNS_WORD_U52, s, n, 0, 0, k);
+    mns_status st = mns_pmns_mp_new_var(&x->c, p, MNS_PMNS_WORD_U52, s, n, 0, base, k);
     if (st != MNS_OK) {
         mpz_clear(x->p);
         return 0;
@@ -35,6 +37,8 @@ static int make(ctxp *x, const mpz_t p, int s, int n)
     x->L = mns_pmns_mp_limbs(x->c);
     return 1;
 }
+
+static int make(ctxp *x, const mpz_t p, int s, int n) { return make_b(x, p, s, n, 0); }
 
 static void drop(ctxp *x)
 {
@@ -237,6 +241,20 @@ int main(void)
             if (s == 3)
                 check_loose(p0, p1, s);
             drop(&x0);
+            /* the split kernel (plans 2, 3, 2x2 at these sizes), two primes */
+            if (s <= 3 && make_b(&x0, p0, s, 0, 8)) {
+                n = mns_pmns_params_n(mns_pmns_mp_params(x0.c));
+                got = 0;
+                for (int t = 0; t < 4 && !got; t++) {
+                    mt_modulus(p1, sizes[z], MT_MOD_PRIME);
+                    got = make_b(&x1, p1, s, n, 8);
+                }
+                snprintf(what, sizeof what, "s=%d base=8, two primes", s);
+                check_pair(what, &x0, got ? &x1 : &x0, iters, chain);
+                if (got)
+                    drop(&x1);
+                drop(&x0);
+            }
         }
     }
     mpz_clears(p0, p1, NULL);

@@ -27,6 +27,16 @@ int main(void)
     static const size_t sizes[] = {3072, 4096, 6144, 8192};
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         prime_of(p, sizes[z]);
+        /* the IFMA kernel's own choices: the default (the fused kernel,
+         * split at 6144-8192 bits) and the split asked for */
+        static const char *const own[] = {"pmns-mp-ifma", "pmns-mp-ifma:base=8",
+                                          "pmns-mp-ifma:s=6"};
+        for (int v = 0; v < 3; v++) {
+            mt_field_opts o = {.iters = 10, .chain = 10000, .powms = 2, .allow_notsup = 1};
+            long bad = mt_field_check(own[v], p, &o);
+            printf("  %-28s %5zu bits: %s\n", own[v], sizes[z], bad ? "FAIL" : "ok");
+            fflush(stdout);
+        }
         for (int s = 2; s <= 5; s++) {
             if (sizes[z] >= 6144 && s == 2)
                 continue; /* s = 2 needs n ~ 60-80: minutes of LLL */

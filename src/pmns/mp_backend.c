@@ -146,6 +146,7 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->mpcol);
     free(c->mfast);
     free(c->mpfast);
+    free(c->msplit);
     free(c->moff);
     free(c->aoff);
     free(c->one);
@@ -387,6 +388,7 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         int64_t d = (int64_t)md[i];
         lg_md = fmax(lg_md, log2(fabs((double)d) + 1));
     }
+    c->lg_d = lg_dl; /* for the fused IFMA split's own bound checks */
     /* the plan: split while the bounds allow, else larger leaves */
     int mo_a = 0, mo_m = 0, found = 0;
     const double dtop = ldexp(mpz_get_d(La), -k * (s - 1)) + 2; /* normalised top digit */
@@ -477,8 +479,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (ifma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
                          mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    const int base_user = base; /* 0: the kernel chooses (mp_ifma_fused.c, or
+                                 * the generic kernel's cost model) */
     if (base == 0 && ifma)
-        base = MP_BASE_IFMA; /* generic: 0 lets its cost model choose the plan */
+        base = MP_BASE_IFMA;
 
     if (!ifma && word == MNS_PMNS_WORD_S64 && s == 0 && n == 0) {
         /* the generic kernel's default (n, s): its cost model's candidates
@@ -500,6 +504,16 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * (mns_pmns_mp_generic_plan_ok) replaces (B3) the same way: t = 1. */
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
+    mns_pmns_params *pre = NULL; /* a set the IFMA choice already generated */
+    if (ifma && base_user == 0 && n == 0) {
+        /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
+         * split); the generator's Table-3 cost does not know the kernel */
+        int sc = 0;
+        mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
+        if (s == 0)
+            s_auto = sc;
+        tadds0 = tadds;
+    }
     for (int attempt = 0; attempt < 16; attempt++) {
         mns_pmns_gen_opts o;
         mns_pmns_gen_opts_init(&o);
@@ -509,7 +523,12 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = tadds;
         mns_pmns_params *P = NULL;
-        st = mns_pmns_generate_var(&P, p, &o);
+        if (pre) {
+            P = pre;
+            pre = NULL;
+            st = MNS_OK;
+        } else
+            st = mns_pmns_generate_var(&P, p, &o);
         if (st == MNS_OK && mns_pmns_params_s(P) == 1 && s == 0) {
             /* automatic s chose one word: the multi-precision form wants 2 */
             mns_pmns_params_free(P);
@@ -538,6 +557,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         c->lambda = mns_pmns_params_lambda(P);
         c->delta = delta;
         c->delta_gen = dgen;
+        c->base_user = base_user;
         mpz_set(c->p, p);
         mpz_set(c->gamma, mns_pmns_params_gamma(P));
         mpz_set_ui(c->phi_inv, 0);
@@ -552,6 +572,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
                 off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "",
                                         c->plan.f[l]);
             snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
+            if (c->fast) /* the fused IFMA kernel has its own plan */
+                mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
             snprintf(buf, sizeof buf,
                      "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
                      "rho_bits=%u toeplitz=%s bits=%zu",

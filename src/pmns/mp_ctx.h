@@ -117,11 +117,19 @@ struct mns_pmns_mp_ctx {
      * padded Toeplitz sequences read by unaligned loads, so no column matrix
      * is ever built; fast != NULL selects it (mp_ifma.c). */
     uint64_t *mfast;    /* n x s x pad8(n): aligned column matrices of the M_j */
-    uint64_t *mpfast;   /* MP_FAST_SEQ: M'_0 mod 2^k sequence */
+    uint64_t *mpfast;   /* n x mpl: the columns of M'_0's Toeplitz matrix mod 2^k */
+    int mpl;            /* lanes per column of mpfast (8 ceil(n/8), or the split's N) */
     mp_mul_fn fast;
     mp_mul_fn fast_sqr; /* called with b == a */
     mp_mul2_fn fast2;   /* fused x2 (NULL: two calls), for c0 and c1 of one (n, s) */
     mp_mul2_fn fast2_sqr;
+    /* fused path with the Toeplitz split inside (mp_ifma_fused.h): the plan
+     * (factors of N = 8 ceil(n/8) padded up, 0 if unsplit) and the leaf
+     * column matrices of the M_j (+ 2^51) */
+    int fs_plan;        /* e.g. 222: three 2-way levels; 0: none */
+    uint64_t *msplit;
+    int base_user;      /* the base= asked for (0: automatic) */
+    double lg_d;        /* bits of the largest normalised operand digit (build) */
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
     uint64_t *zero_z;   /* U52: the Z of sub */
@@ -173,6 +181,13 @@ int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c);
 /* the fused path's constant data and kernels (mp_ifma_fused.c, mp_ifma_x2.c);
  * nothing for plans with a split */
 int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c);
+/* the automatic (s, toeplitz_adds) for the IFMA kernel (s_req: 0 or the s
+ * asked for), by the fused kernels' cost; *pre: a set it generated to check
+ * a split candidate (to be used as is), or NULL */
+void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int *tadds_out,
+                             mns_pmns_params **pre);
+/* "fused" or "fused:2x2x2/b8" (the split of the fused kernel) */
+void mns_pmns_mp_ifma_fused_describe(const mns_pmns_mp_ctx *c, char *buf, size_t len);
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c);
 /* r0 <- a0 b0 in c0, r1 <- a1 b1 in c1 (b = a: squarings), as one fused
  * stream when both contexts have it for the same (n, s), else two calls */

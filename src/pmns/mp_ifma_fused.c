@@ -1,10 +1,15 @@
-/* The fused IFMA kernels (no Toeplitz split) for one product: one instance
- * per (s, ceil(n/8)), s <= MP_FAST_SMAX, n <= MP_FAST_NMAX, and the constant
- * data they read (mp_ifma_fused.h has the method). */
+/* The fused IFMA kernels for one product, unsplit (one instance per (s,
+ * ceil(n/8))) and with the Toeplitz split inside (one per (s, plan)), the
+ * choice between them, and the constant data they read (mp_ifma_fused.h has
+ * the method). */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmns/mp_ifma_fused.h"
+
+/* ---- unsplit ---------------------------------------------------------------- */
 
 #define FU_INST1(S, NV, SQ, NAME)                                                              \
     IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,     \
@@ -33,30 +38,360 @@ static const mp_mul_fn fu_sqr_tab[MP_FAST_SMAX - 1][8] = {
     FU_REF(fu_sqr_, 2), FU_REF(fu_sqr_, 3), FU_REF(fu_sqr_, 4), FU_REF(fu_sqr_, 5),
     FU_REF(fu_sqr_, 6)};
 
-/* The constant data of the fused path (creation time): the M_j column
- * matrices (column c of M_j, lane r: t_j[(n-1) + r - c]; lanes >= n stay 0)
- * and M'_0's sequence mod 2^k. Only plans with no split. */
+/* ---- split -------------------------------------------------------------------- */
+
+/* scratch up to 128 KiB on the stack (sizes are public), the heap beyond
+ * (s >= 4 with the three-level plan, 8192-bit primes only) */
+#define FS_STACK_WORDS 16384
+#define FS_INST1(S, F0, F1, F2, SQ, NAME)                                                      \
+    IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,     \
+                                 const uint64_t *b)                                            \
+    {                                                                                          \
+        const mns_pmns_mp_ctx *cx[1] = {c};                                                    \
+        uint64_t *rr[1] = {r};                                                                 \
+        const uint64_t *aa[1] = {a}, *bb[1] = {b};                                             \
+        if (FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS) {                                       \
+            _Alignas(64) uint64_t                                                              \
+                w[FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS ? FS_WORDS(S, F0, F1, F2) : 1];    \
+            fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                  \
+        } else {                                                                               \
+            uint64_t *w = aligned_alloc(64, FS_WORDS(S, F0, F1, F2) * 8);                      \
+            if (!w) {                                                                          \
+                memset(r, 0, c->limbs * sizeof *r);                                            \
+                return;                                                                        \
+            }                                                                                  \
+            fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                  \
+            free(w);                                                                           \
+        }                                                                                      \
+    }
+/* NV is a run-time value here (the plan fixes the vector count N / 8 >= NV) */
+#define FS_INST(S, P, F0, F1, F2)                                                              \
+    FS_INST1(S, F0, F1, F2, 0, fs_mul_##S##_##P) FS_INST1(S, F0, F1, F2, 1, fs_sqr_##S##_##P)
+#define FS_ROW(S)                                                                              \
+    FS_INST(S, 2, 2, 0, 0) FS_INST(S, 3, 3, 0, 0) FS_INST(S, 22, 2, 2, 0)                      \
+    FS_INST(S, 23, 2, 3, 0) FS_INST(S, 222, 2, 2, 2)
+FS_ROW(2)
+FS_ROW(3)
+FS_ROW(4)
+FS_ROW(5)
+FS_ROW(6)
+#define FS_REF(P, S) {P##S##_2, P##S##_3, P##S##_22, P##S##_23, P##S##_222}
+static const mp_mul_fn fs_mul_tab[MP_FAST_SMAX - 1][5] = {
+    FS_REF(fs_mul_, 2), FS_REF(fs_mul_, 3), FS_REF(fs_mul_, 4), FS_REF(fs_mul_, 5),
+    FS_REF(fs_mul_, 6)};
+static const mp_mul_fn fs_sqr_tab[MP_FAST_SMAX - 1][5] = {
+    FS_REF(fs_sqr_, 2), FS_REF(fs_sqr_, 3), FS_REF(fs_sqr_, 4), FS_REF(fs_sqr_, 5),
+    FS_REF(fs_sqr_, 6)};
+
+/* the plan for ceil(n/8) vectors: factors of N/8 >= nv (padded up) */
+static const struct fs_plan {
+    int code, f[3], m, leaves;
+    double vg, mg, og; /* growth of vector entries, matrix entries, outputs */
+} fs_plans[5] = {
+    {2, {2, 0, 0}, 2, 3, 2, 2, 2},       {3, {3, 0, 0}, 3, 6, 3, 4, 4},
+    {22, {2, 2, 0}, 4, 9, 4, 4, 4},      {23, {2, 3, 0}, 6, 18, 6, 8, 8},
+    {222, {2, 2, 2}, 8, 27, 8, 8, 8}};
+static int fs_plan_index(int nv)
+{
+    static const int idx[9] = {-1, -1, 0, 1, 2, 3, 3, 4, 4};
+    return nv >= 0 && nv <= 8 ? idx[nv] : -1;
+}
+
+/* The cost the choices compare, in TSC ticks: half a tick per vpmadd52 (two
+ * per cycle) and 30 per CIOS step (the chain T -> T M_0 -> carry, which the
+ * products of one step do not hide at small n), fitted on 1024-8192-bit
+ * runs of both kernels (docs/pmns-mp.md). vpmadd52 per multiplication:
+ * unsplit s n nv (4s + 1); split s (32 s leaves + n nv) (8 x 8 leaves, the
+ * product by M'_0 unsplit), times the split's extra work per vpmadd52
+ * (expansions, contractions, the leaf domain's loads and stores): 1.1 with 6
+ * or more leaves (0.55-0.58 ticks per vpmadd52 at 6144-8192 bits, s = 6),
+ * 1.35 for the 3 leaves of a single 2-way level (measured slower than the
+ * unsplit kernel at 2048-4096 bits). */
+static double cost_unsplit(int s, int n)
+{
+    int nv = (n + 7) / 8;
+    return 0.5 * s * n * nv * (4 * s + 1) + 30.0 * s;
+}
+static double cost_split(int s, int n, int leaves)
+{
+    int nv = (n + 7) / 8;
+    double pen = leaves <= 3 ? 1.35 : 1.1;
+    return 0.5 * pen * s * (32.0 * s * leaves + (double)n * nv) + 30.0 * s;
+}
+
+/* the n the generator gives for s chunks of k bits, predicted: the smallest n
+ * with bits/n + log2(n/e) + 3.2 <= s k - 7.5 (rho of the LLL basis, Section 3,
+ * and phi > 2 w rho; fitted on 1024-8192-bit primes, within 1) */
+static int predict_n(size_t bits, int s, int k)
+{
+    for (int n = 2; n < 4 * MP_FAST_NMAX; n++)
+        if ((double)bits / n + log2(n / 2.718281828) + 3.2 <= (double)s * k - 7.5)
+            return n;
+    return 4 * MP_FAST_NMAX;
+}
+
+/* The automatic (s, toeplitz_adds) of pmns-mp-ifma: the cheapest of the
+ * unsplit kernel (t = 1: lambda 2^k < 2^52, so k = 50 for lambda = 2) and the
+ * split one (t = 2 x the plan's matrix growth, so that the leaf entries stay
+ * below 2^51 after the differences) over s = 2..6 (or the s asked for), by
+ * the cost above on the predicted n. A split candidate is generated here and
+ * costed on its real n, lambda and k (lambda > 2 or an n past a vector
+ * boundary can make it lose to the unsplit kernel): if it still wins, *pre
+ * gets the set (the backend uses it instead of generating again), else the
+ * best unsplit (s, 1) is returned. The kernel choice is made again on the
+ * real set (fused_prepare). */
+void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int *tadds_out,
+                             mns_pmns_params **pre)
+{
+    const size_t bits = mpz_sizeinbase(p, 2);
+    double best_u = 0, best_s = 0;
+    int us = s_req ? s_req : 3, ss = 0, st_ = 0, spi = -1;
+    *pre = NULL;
+    for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
+        int n = predict_n(bits, s, 50);
+        if (n <= MP_FAST_NMAX && (best_u == 0 || cost_unsplit(s, n) < best_u)) {
+            best_u = cost_unsplit(s, n);
+            us = s;
+        }
+        for (int pi = 0; pi < 5; pi++) {
+            const int t = 2 * (int)fs_plans[pi].mg;
+            const int k = 50 - (int)ceil(log2((double)t));
+            int ns = predict_n(bits, s, k);
+            if (fs_plan_index((ns + 7) / 8) != pi)
+                continue;
+            double c = cost_split(s, ns, fs_plans[pi].leaves);
+            if (best_s == 0 || c < best_s) {
+                best_s = c;
+                ss = s;
+                st_ = t;
+                spi = pi;
+            }
+        }
+    }
+    *s_out = us;
+    *tadds_out = 1;
+    if (spi < 0 || (best_u != 0 && best_s >= best_u))
+        return;
+    mns_pmns_gen_opts o;
+    mns_pmns_gen_opts_init(&o);
+    o.word = MNS_PMNS_WORD_U52;
+    o.s = ss;
+    o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
+    o.toeplitz_adds = st_;
+    mns_pmns_params *P = NULL;
+    if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
+        return;
+    const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
+    const int pi = fs_plan_index((n + 7) / 8);
+    const double llam = log2((double)labs(mns_pmns_params_lambda(P)));
+    double c = n <= MP_FAST_NMAX ? cost_unsplit(ss, n) : 1e30;
+    if (pi >= 0 && k + llam + log2(fs_plans[pi].mg) < 50.99)
+        c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
+    if (best_u != 0 && c >= best_u) {
+        mns_pmns_params_free(P);
+        return;
+    }
+    *s_out = ss;
+    *tadds_out = st_;
+    *pre = P;
+}
+
+/* digit j of M's coefficient i (u52: nonnegative) */
+static uint64_t m_digit(const mns_pmns_mp_ctx *c, int i, int j)
+{
+    mpz_t t;
+    mpz_init(t);
+    mpz_fdiv_q_2exp(t, mns_pmns_params_m(c->P, i), (mp_bitcnt_t)c->k * j);
+    if (j < c->s - 1)
+        mpz_fdiv_r_2exp(t, t, (mp_bitcnt_t)c->k);
+    uint64_t d = mpz_get_ui(t);
+    mpz_clear(t);
+    return d;
+}
+
+/* the Toeplitz sequence of M_j: t[d], d in (-n, n), at t[d + N] (2N words,
+ * zero elsewhere); returns the largest entry */
+static uint64_t m_seq(const mns_pmns_mp_ctx *c, int j, uint64_t *t, int N)
+{
+    const int n = c->n;
+    uint64_t mx = 0;
+    memset(t, 0, (size_t)2 * N * sizeof *t);
+    for (int d = 0; d < n; d++) {
+        uint64_t md = m_digit(c, d, j);
+        t[N + d] = md;
+        if (d > 0)
+            t[N + d - n] = md * (uint64_t)c->lambda;
+        mx = md > mx ? md : mx;
+        mx = md * (uint64_t)c->lambda > mx && d > 0 ? md * (uint64_t)c->lambda : mx;
+    }
+    return mx;
+}
+
+/* Every bound of the split kernel (mp_ifma_fused.h), for the loosest operand
+ * the context accepts: matrix entries (operand digits and T, times lambda,
+ * through the differences) below 2^51 so that + 2^51 stays below 2^52;
+ * vector entries (block sums of operand and M digits) below 2^52; the lo / hi
+ * lanes of R (leaf sums below 2^55, through the contraction, up to 3s
+ * products per row) inside int64. */
+static int fs_bounds_ok(const mns_pmns_mp_ctx *c, const struct fs_plan *pl, uint64_t mdmax)
+{
+    double llam = log2((double)c->lambda);
+    double lvec = fmax(c->lg_d, log2((double)mdmax + 1)) + log2(pl->vg);
+    double lmat = fmax(c->lg_d, (double)c->k) + llam + log2(pl->mg);
+    double lacc = 55 + log2(pl->og) + log2(3.0 * c->s);
+    return lvec < 51.99 && lmat < 50.99 && lacc < 62.9;
+}
+
+/* msplit: the vector expansion of the digits of M_j (s x NL x 8 words), then
+ * the excess - 2^51 sum of each leaf as (lo, hi) (s x NL x 2) */
+IFMA_TARGET static int fs_prepare(mns_pmns_mp_ctx *c, const struct fs_plan *pl)
+{
+    const int s = c->s, n = c->n, N = 8 * pl->m, NL = pl->leaves;
+    uint64_t *dig = aligned_alloc(64, (size_t)N * 8);
+    uint64_t *tmp = aligned_alloc(64, (size_t)16 * N * 8);
+    c->msplit = aligned_alloc(64, ((size_t)s * NL * 10 + 8) * 8);
+    int ok = dig && tmp && c->msplit;
+    uint64_t mdmax = 0;
+    for (int j = 0; ok == 1 && j < s; j++) {
+        memset(dig, 0, (size_t)N * 8);
+        for (int d = 0; d < n; d++) {
+            dig[d] = m_digit(c, d, j);
+            mdmax = dig[d] > mdmax ? dig[d] : mdmax;
+        }
+        fs_expand_vec(dig, c->msplit + (size_t)j * NL * 8, tmp, N, pl->f[0], pl->f[1], pl->f[2]);
+        fs_corr(dig, c->msplit + (size_t)s * NL * 8 + (size_t)j * NL * 2, N, pl->f[0], pl->f[1],
+                pl->f[2]);
+    }
+    if (ok && !fs_bounds_ok(c, pl, mdmax))
+        ok = -1;
+    free(dig);
+    free(tmp);
+    if (ok != 1) {
+        free(c->msplit);
+        c->msplit = NULL;
+    }
+    return ok;
+}
+
+/* The fused path's constant data and kernel (creation time): M'_0's sequence
+ * mod 2^k for T (both forms), then the unsplit M_j column matrices (column c
+ * of M_j, lane r: t_j[r - c]; lanes >= n stay 0) or the split leaves. The
+ * choice: base= >= n asks for no split, 8 <= base < n for the split (8-lane
+ * leaves); automatic (no base=): the split when its bounds hold and it costs
+ * less than the unsplit kernel (cost_split, cost_unsplit). base < 8 keeps the
+ * expand/contract flow of mp_ifma.c. Returns 0 on out of memory only. */
 int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
 {
-    const int n = c->n, s = c->s;
-    if (c->plan.levels != 0 || n > MP_FAST_NMAX || s > MP_FAST_SMAX || s < 2)
+    const int n = c->n, s = c->s, nv = (n + 7) / 8;
+    if (n > MP_FAST_NMAX || s > MP_FAST_SMAX || s < 2)
         return 1;
-    const size_t L = (size_t)(n + 7) / 8 * 8;
-    c->mfast = aligned_alloc(64, (size_t)n * s * L * 8);
-    c->mpfast = aligned_alloc(64, (size_t)MP_FAST_SEQ * 8);
-    if (!c->mfast || !c->mpfast)
+    const int b = c->base_user;
+    const int pi = fs_plan_index(nv);
+    int want_split = 0, want_unsplit = 0;
+    if (b == 0) {
+        want_unsplit = 1;
+        want_split = pi >= 0 && cost_split(s, n, fs_plans[pi].leaves) < cost_unsplit(s, n);
+    } else if (b >= n)
+        want_unsplit = 1;
+    else if (b >= 8)
+        want_split = pi >= 0;
+    else
+        want_unsplit = c->plan.levels == 0;
+    if (!want_split && !want_unsplit)
+        return 1;
+    /* M'_0's columns mod 2^k, lanes up to the split's N (its T covers N
+     * lanes) or 8 ceil(n/8): column c, lane r: t'[r - c], t'[d] = m'_d,
+     * t'[-d] = lambda m'_(n-d) */
+    c->mpl = want_split && pi >= 0 ? 8 * fs_plans[pi].m : 8 * nv;
+    c->mpfast = aligned_alloc(64, (size_t)n * c->mpl * 8);
+    uint64_t *tp = malloc((size_t)2 * n * 8);
+    if (!c->mpfast || !tp) {
+        free(tp);
         return 0;
-    memset(c->mfast, 0, (size_t)n * s * L * 8);
-    memset(c->mpfast, 0, (size_t)MP_FAST_SEQ * 8);
-    for (int cc = 0; cc < n; cc++)
-        for (int j = 0; j < s; j++)
+    }
+    memset(c->mpfast, 0, (size_t)n * c->mpl * 8);
+    {
+        mpz_t t;
+        mpz_init(t);
+        for (int d = 0; d < n; d++) {
+            mpz_fdiv_r_2exp(t, mns_pmns_params_mprime(c->P, d), (mp_bitcnt_t)c->k);
+            uint64_t v = mpz_get_ui(t);
+            tp[n - 1 + d] = v;
+            if (d > 0)
+                tp[n - 1 - (n - d)] = (v * (uint64_t)c->lambda) & c->kmask;
+        }
+        mpz_clear(t);
+        for (int cc = 0; cc < n; cc++)
             for (int r = 0; r < n; r++)
-                c->mfast[((size_t)cc * s + j) * L + r] =
-                    c->mseq[(size_t)j * c->plan.leaves * c->mstride + (size_t)(n - 1 + r - cc)];
-    for (int q = 0; q < 2 * n - 1; q++)
-        c->mpfast[MP_FAST_OFF + q] = c->mpseq[q] & c->kmask;
-    c->fast = fu_mul_tab[s - 2][(n + 7) / 8 - 1];
-    c->fast_sqr = fu_sqr_tab[s - 2][(n + 7) / 8 - 1];
+                c->mpfast[(size_t)cc * c->mpl + r] = tp[n - 1 + r - cc];
+        free(tp);
+    }
+    if (want_split) {
+        int ok = fs_prepare(c, &fs_plans[pi]);
+        if (ok == 0)
+            return 0;
+        if (ok == 1) {
+            c->fs_plan = fs_plans[pi].code;
+            c->fast = fs_mul_tab[s - 2][pi];
+            c->fast_sqr = fs_sqr_tab[s - 2][pi];
+            mns_pmns_mp_ifma_x2_prepare(c);
+            return 1;
+        }
+        if (b != 0) { /* split asked for but its bounds fail: the flow of mp_ifma.c */
+            free(c->mpfast);
+            c->mpfast = NULL;
+            return 1;
+        }
+        if (c->mpl != 8 * nv) { /* the unsplit kernel reads 8 ceil(n/8) lanes per column */
+            uint64_t *m2 = aligned_alloc(64, (size_t)n * 8 * nv * 8);
+            if (!m2)
+                return 0;
+            for (int cc = 0; cc < n; cc++)
+                memcpy(m2 + (size_t)cc * 8 * nv, c->mpfast + (size_t)cc * c->mpl, (size_t)8 * nv * 8);
+            free(c->mpfast);
+            c->mpfast = m2;
+            c->mpl = 8 * nv;
+        }
+    }
+    const size_t L = (size_t)nv * 8;
+    c->mfast = aligned_alloc(64, (size_t)n * s * L * 8);
+    uint64_t *seq = malloc((size_t)2 * L * 8);
+    if (!c->mfast || !seq) {
+        free(seq);
+        return 0;
+    }
+    memset(c->mfast, 0, (size_t)n * s * L * 8);
+    for (int j = 0; j < s; j++) {
+        m_seq(c, j, seq, (int)L);
+        for (int cc = 0; cc < n; cc++)
+            for (int r = 0; r < n; r++)
+                c->mfast[((size_t)cc * s + j) * L + r] = seq[L + r - cc];
+    }
+    free(seq);
+    c->fast = fu_mul_tab[s - 2][nv - 1];
+    c->fast_sqr = fu_sqr_tab[s - 2][nv - 1];
     mns_pmns_mp_ifma_x2_prepare(c);
     return 1;
+}
+
+void mns_pmns_mp_ifma_fused_describe(const mns_pmns_mp_ctx *c, char *buf, size_t len)
+{
+    if (!c->fs_plan) {
+        snprintf(buf, len, "fused");
+        return;
+    }
+    char f[16];
+    int o = 0;
+    for (int l = 0, p = c->fs_plan; p; l++, p /= 10)
+        f[o++] = (char)('0' + p % 10);
+    /* the digits of the code, most significant first */
+    char out[16];
+    int q = 0;
+    for (int i = o - 1; i >= 0; i--) {
+        out[q++] = f[i];
+        if (i)
+            out[q++] = 'x';
+    }
+    out[q] = 0;
+    snprintf(buf, len, "fused:%s/b8", out);
 }

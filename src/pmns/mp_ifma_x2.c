@@ -4,8 +4,9 @@
  * -> T of Alg. 3 leaves the IFMA units idle); the other product's
  * independent work fills those cycles. The contexts may differ (two primes)
  * but must share (n, s): k, lambda and the constants are per context.
- * Instances for n <= 32 (the 1024-2048-bit channels and a margin); other
- * shapes make two calls. */
+ * Instances for n <= 32 (the 1024-2048-bit channels and a margin): the
+ * squaring at every such shape (unsplit and split), the multiplication at
+ * n <= 8 (see mns_pmns_mp_ifma_x2_prepare); other shapes make two calls. */
 #include "mns_pmns_mp.h"
 #include "pmns/mp_ifma_fused.h"
 
@@ -22,42 +23,80 @@
         const uint64_t *aa[2] = {a0, a1}, *bb[2] = {b0, b1};                                   \
         fu_body(cx, rr, aa, bb, w, S, NV, SQ, 2);                                              \
     }
-#define X2_INST(S, NV) X2_INST1(S, NV, 0, x2_mul_##S##_##NV) X2_INST1(S, NV, 1, x2_sqr_##S##_##NV)
-#define X2_ROW(S) X2_INST(S, 1) X2_INST(S, 2) X2_INST(S, 3) X2_INST(S, 4)
+#define X2_INST(S, NV) X2_INST1(S, NV, 1, x2_sqr_##S##_##NV)
+#define X2_ROW(S)                                                                              \
+    X2_INST1(S, 1, 0, x2_mul_##S##_1) X2_INST(S, 1) X2_INST(S, 2) X2_INST(S, 3) X2_INST(S, 4)
 X2_ROW(2)
 X2_ROW(3)
 X2_ROW(4)
 X2_ROW(5)
 X2_ROW(6)
+/* with the split: plans 2, 3, 22 (n <= 32) */
+#define X2S_INST1(S, F0, F1, F2, SQ, NAME)                                                     \
+    IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1,         \
+                                 uint64_t *r0, const uint64_t *a0, const uint64_t *b0,          \
+                                 uint64_t *r1, const uint64_t *a1, const uint64_t *b1)          \
+    {                                                                                          \
+        _Alignas(64) uint64_t w[2 * FS_WORDS(S, F0, F1, F2)];                                  \
+        const mns_pmns_mp_ctx *cx[2] = {c0, c1};                                               \
+        uint64_t *rr[2] = {r0, r1};                                                            \
+        const uint64_t *aa[2] = {a0, a1}, *bb[2] = {b0, b1};                                   \
+        fs_body(cx, rr, aa, bb, w, S, (c0->n + 7) / 8, SQ, 2, F0, F1, F2);                     \
+    }
+#define X2S_INST(S, P, F0, F1, F2) X2S_INST1(S, F0, F1, F2, 1, x2s_sqr_##S##_##P)
+#define X2S_ROW(S) X2S_INST(S, 2, 2, 0, 0) X2S_INST(S, 3, 3, 0, 0) X2S_INST(S, 22, 2, 2, 0)
+X2S_ROW(2)
+X2S_ROW(3)
+X2S_ROW(4)
+X2S_ROW(5)
+X2S_ROW(6)
+#define X2S_REF(P, S) {P##S##_2, P##S##_3, P##S##_22}
+static const mp_mul2_fn x2s_sqr_tab[MP_FAST_SMAX - 1][3] = {
+    X2S_REF(x2s_sqr_, 2), X2S_REF(x2s_sqr_, 3), X2S_REF(x2s_sqr_, 4), X2S_REF(x2s_sqr_, 5),
+    X2S_REF(x2s_sqr_, 6)};
+
 #define X2_REF(P, S) {P##S##_1, P##S##_2, P##S##_3, P##S##_4}
-static const mp_mul2_fn x2_mul_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
-    X2_REF(x2_mul_, 2), X2_REF(x2_mul_, 3), X2_REF(x2_mul_, 4), X2_REF(x2_mul_, 5),
-    X2_REF(x2_mul_, 6)};
+static const mp_mul2_fn x2_mul_tab[MP_FAST_SMAX - 1] = {x2_mul_2_1, x2_mul_3_1, x2_mul_4_1,
+                                                         x2_mul_5_1, x2_mul_6_1};
 static const mp_mul2_fn x2_sqr_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
     X2_REF(x2_sqr_, 2), X2_REF(x2_sqr_, 3), X2_REF(x2_sqr_, 4), X2_REF(x2_sqr_, 5),
     X2_REF(x2_sqr_, 6)};
 
-/* after the fused path's data: contexts without it make two calls */
+/* after the fused path's data: contexts without it make two calls. The
+ * interleaved multiplication is kept where it beats two calls (which the
+ * out-of-order core already overlaps): one vector per polynomial (1024-1536
+ * bits, s = 3..6); at two or more it measured 5-12% slower (2048 bits, s = 3
+ * and 5), so those make two calls. The interleaved squaring was faster at
+ * every shape measured (4-14%). */
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
 {
     const int nv = (c->n + 7) / 8;
     if (!c->fast || nv > X2_NVMAX)
         return;
-    c->fast2 = x2_mul_tab[c->s - 2][nv - 1];
+    if (c->fs_plan) {
+        const int pi = c->fs_plan == 2 ? 0 : c->fs_plan == 3 ? 1 : c->fs_plan == 22 ? 2 : -1;
+        if (pi < 0)
+            return;
+        c->fast2_sqr = x2s_sqr_tab[c->s - 2][pi];
+        return;
+    }
+    if (nv == 1)
+        c->fast2 = x2_mul_tab[c->s - 2];
     c->fast2_sqr = x2_sqr_tab[c->s - 2][nv - 1];
 }
 
 /* the same instance (so the same s and ceil(n/8)) and the same n: one shape */
-static int same_shape(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1)
+static int same_shape(mp_mul2_fn f0, mp_mul2_fn f1, const mns_pmns_mp_ctx *c0,
+                      const mns_pmns_mp_ctx *c1)
 {
-    return c0->fast2 && c0->fast2 == c1->fast2 && c0->n == c1->n;
+    return f0 && f0 == f1 && c0->n == c1->n;
 }
 
 void mns_pmns_mp_mul_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
                             const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
                             const uint64_t *a1, const uint64_t *b1)
 {
-    if (same_shape(c0, c1)) {
+    if (same_shape(c0->fast2, c1->fast2, c0, c1)) {
         c0->fast2(c0, c1, r0, a0, b0, r1, a1, b1);
         return;
     }
@@ -68,7 +107,7 @@ void mns_pmns_mp_mul_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1
 void mns_pmns_mp_sqr_x2_any(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1, uint64_t *r0,
                             const uint64_t *a0, uint64_t *r1, const uint64_t *a1)
 {
-    if (same_shape(c0, c1)) {
+    if (same_shape(c0->fast2_sqr, c1->fast2_sqr, c0, c1)) {
         c0->fast2_sqr(c0, c1, r0, a0, a0, r1, a1, a1);
         return;
     }
