@@ -8,11 +8,28 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/cpu.h"
 #include "core/ct.h"
 #include "core/error.h"
 #include "mpart/mpart.h"
 
 typedef unsigned __int128 u128;
+
+/* Per-phase time stamps for studying the schedules (built with
+ * -DMNS_MPART_TRACE only; one context at a time): [0] call, [1] all shares
+ * done, [2] accumulators summed, [3] result; [4 + 2w], [5 + 2w] share w. */
+#ifdef MNS_MPART_TRACE
+#include <x86intrin.h>
+uint64_t mns_mpart_trace[4 + 2 * 64];
+uint64_t mns_mpart_trace_task[64][32]; /* ticks of task k of share w, in plan order */
+#define TRACE(i) (mns_mpart_trace[i] = __rdtsc())
+#define TRACE_TASK(w, k, t0) (mns_mpart_trace_task[w][(k) & 31] = __rdtsc() - (t0))
+#define TRACE_NOW() __rdtsc()
+#else
+#define TRACE(i) ((void)0)
+#define TRACE_TASK(w, k, t0) ((void)(t0))
+#define TRACE_NOW() 0
+#endif
 
 static void export_words(uint64_t *r, size_t n, const mpz_t a)
 {
@@ -38,10 +55,8 @@ static void product(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b
 {
     if (square && a == b && an == bn)
         mpn_sqr((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an);
-    else if (an >= bn)
-        mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
     else
-        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
+        mns_mpart_mul_any(r, a, an, b, bn);
 }
 
 /* ---- execution ------------------------------------------------------------ */
@@ -56,11 +71,12 @@ typedef struct mp_job {
     mns_mpart_pool *pool;
 } mp_job;
 
+/* per worker: acc (K words), d (K signed counts), e (the settled carry, one
+ * cache line), then the task scratch */
 static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size_t *qarea)
 {
-    size_t scratch = c->mul.scratch > c->sqr.scratch ? c->mul.scratch : c->sqr.scratch;
     size_t qa = c->mul.qarea > c->sqr.qarea ? c->mul.qarea : c->sqr.qarea;
-    *per_worker = 3 * (c->W + 1) + scratch + 8;
+    *per_worker = (2 * c->K + 8 + c->task_scratch + 7) / 8 * 8;
     *qarea = qa;
     return (size_t)T * *per_worker + qa + mns_mpart_fold_scratch(&c->fold);
 }
@@ -69,7 +85,6 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
 {
     size_t pw, qa, total = exec_words(c, T, &pw, &qa);
     ex->T = T;
-    ex->W = c->W;
     ex->per_worker = pw;
     ex->block = aligned_alloc(64, (total * sizeof(uint64_t) + 63) / 64 * 64);
     if (!ex->block)
@@ -79,41 +94,66 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
     return 1;
 }
 
-static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, uint64_t *cy,
-                     uint64_t *bw, uint64_t *scr)
+/* word of the ring where weight w lands after the division by beta^h */
+static size_t ring_off(const mns_mpart_ctx *c, size_t w) { return (w + c->K - c->h % c->K) % c->K; }
+
+static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
     const mp_scheme *s = j->s;
-    const size_t W = c->W;
+    const size_t K = c->K;
     uint64_t *qarea = j->ex->qarea;
     switch (t->kind) {
     case MP_T_PROD: {
+        /* A_i times the words [pa, pb) of B_j */
         const mp_prod *p = &s->prods[t->idx];
-        product(scr, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
-        mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+        size_t len = t->pb - t->pa, off = ring_off(c, p->w + t->pa);
+        product(scr, j->a + p->aoff, p->an, j->b + p->boff + t->pa, len,
+                j->square && p->i == p->j && len == p->bn);
+        mns_mpart_ring_add(acc, d, K, off, scr, p->an + len);
         if (p->twice)
-            mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+            mns_mpart_ring_add(acc, d, K, off, scr, p->an + len);
+        break;
+    }
+    case MP_T_KARA: {
+        /* (A_0 + A_1) times the words [pa, pb) of B_0 + B_1, at the weight of
+         * the middle; groups 0 and 2 subtract A_0 B_0 and A_1 B_1 there */
+        const size_t ca = c->ca, cb = c->cb, an = s->kara_an, len = t->pb - t->pa;
+        uint64_t *sa = scr, *sb = sa + an, *pr = sb + s->kara_bn;
+        sa[ca] = mpn_add(sa, j->a, ca, j->a + ca, c->n - ca);
+        sb[cb] = mpn_add(sb, j->b, cb, j->b + cb, c->n - cb);
+        mns_mpart_mul_any(pr, sa, an, sb + t->pa, len);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, s->kara_w + t->pa), pr, an + len);
         break;
     }
     case MP_T_GROUP: {
         const mp_group *g = &s->groups[t->idx];
+        const mp_prod *p0 = &s->prods[g->first];
         uint64_t *S = scr, *tmp = S + g->sz, *qt = tmp;
-        memset(S, 0, g->sz * sizeof(uint64_t));
         size_t maxp = 0;
-        for (uint32_t k = 0; k < g->count; k++) {
-            const mp_prod *p = &s->prods[g->first + k];
-            size_t pn = p->an + p->bn;
-            if (pn > maxp)
-                maxp = pn;
-            product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
-            add_into(S, g->sz, p->w - g->w, tmp, pn);
-            if (p->twice)
+        if (g->count == 1 && !p0->twice && g->sz == p0->an + p0->bn) {
+            /* one product: it is the sum */
+            product(S, j->a + p0->aoff, p0->an, j->b + p0->boff, p0->bn, j->square && p0->i == p0->j);
+        } else {
+            memset(S, 0, g->sz * sizeof(uint64_t));
+            for (uint32_t k = 0; k < g->count; k++) {
+                const mp_prod *p = &s->prods[g->first + k];
+                size_t pn = p->an + p->bn;
+                if (pn > maxp)
+                    maxp = pn;
+                product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn,
+                        j->square && p->i == p->j);
                 add_into(S, g->sz, p->w - g->w, tmp, pn);
+                if (p->twice)
+                    add_into(S, g->sz, p->w - g->w, tmp, pn);
+            }
         }
         qt = tmp + maxp;
-        mns_mpart_acc_add(acc, cy, W, g->w, S, g->sz);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, g->w), S, g->sz);
+        if (g->kara_sub)
+            mns_mpart_ring_sub(acc, d, K, ring_off(c, s->kara_w), S, g->sz);
         if (g->lo)
-            mns_mpart_pmr_q(qarea + g->qlo, S, g->sz, c->mu, g->tlo, qt);
+            mns_mpart_pmr_q(qarea + g->qlo, S, g->sz, c->mu, g->tlo, qt, c->fast_lo);
         if (g->hi)
             mns_mpart_pbr_q(qarea + g->qhi, S + g->hoff, g->sz - g->hoff, g->hpad,
                             c->nu + (c->tmax - g->thi), qt);
@@ -121,20 +161,27 @@ static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, uint64_t 
     }
     case MP_T_QP: {
         size_t qn = t->side == MP_LO ? s->qlo_words : s->qhi_words;
-        uint64_t *q = scr, *pr = q + qn;
-        memset(q, 0, qn * sizeof(uint64_t));
-        for (uint32_t g = 0; g < s->ngroups; g++) {
-            const mp_group *gr = &s->groups[g];
-            if (t->side == MP_LO && gr->lo)
-                add_into(q, qn, gr->w, qarea + gr->qlo, gr->tlo);
-            else if (t->side == MP_HI && gr->hi)
-                add_into(q, qn, 0, qarea + gr->qhi, gr->thi + 1);
+        uint32_t at = t->side == MP_LO ? s->qlo_at : s->qhi_at;
+        uint64_t *q = scr, *pr = q + qn, *tp = pr + K;
+        if (at != UINT32_MAX)
+            q = qarea + at;
+        else {
+            memset(q, 0, qn * sizeof(uint64_t));
+            for (uint32_t g = 0; g < s->ngroups; g++) {
+                const mp_group *gr = &s->groups[g];
+                if (t->side == MP_LO && gr->lo)
+                    add_into(q, qn, gr->w, qarea + gr->qlo, gr->tlo);
+                else if (t->side == MP_HI && gr->hi)
+                    add_into(q, qn, 0, qarea + gr->qhi, gr->thi + 1);
+            }
         }
-        product(pr, q, qn, c->p + t->pa, t->pb - t->pa, 0);
+        /* R beta^h = ... + Q_lo P - Q_hi P beta^h: modulo beta^K - 1 */
+        size_t rn = mns_mpart_mulmod_bnm1(pr, K, q, qn, c->p + t->pa, t->pb - t->pa, tp,
+                                          c->fast_bnm1);
         if (t->side == MP_LO)
-            mns_mpart_acc_add(acc, cy, W, t->pa, pr, qn + t->pb - t->pa);
+            mns_mpart_ring_add(acc, d, K, ring_off(c, t->pa), pr, rn);
         else
-            mns_mpart_acc_sub(acc, bw, W, c->h + t->pa, pr, qn + t->pb - t->pa);
+            mns_mpart_ring_sub(acc, d, K, t->pa % K, pr, rn);
         break;
     }
     }
@@ -142,29 +189,44 @@ static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, uint64_t 
 
 static void run_worker(void *arg, int w)
 {
-    const mp_job *j = arg;
-    const size_t W = j->c->W;
+    /* a copy: the job lives on the caller's stack, in lines the caller keeps
+     * writing while the workers run */
+    const mp_job job = *(const mp_job *)arg, *j = &job;
+    const size_t K = j->c->K;
     uint64_t *acc = j->ex->block + (size_t)w * j->ex->per_worker;
-    uint64_t *cy = acc + W + 1, *bw = cy + W + 1, *scr = bw + W + 1;
-    memset(acc, 0, 3 * (W + 1) * sizeof(uint64_t));
+    int64_t *d = (int64_t *)(acc + K), *e = d + K;
+    uint64_t *scr = acc + 2 * K + 8;
+    TRACE(4 + 2 * w);
+    memset(acc, 0, 2 * K * sizeof(uint64_t));
     const mp_plan *pl = j->pl;
-    for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 1]; k++)
-        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
-    if (pl->barrier && j->pool)
+    for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 2]; k++) {
+        if (k == pl->start[2 * w + 1] && pl->barrier && j->pool)
+            mns_mpart_pool_barrier(j->pool);
+        uint64_t t0 = TRACE_NOW();
+        run_task(j, &pl->tasks[k], acc, d, scr);
+        TRACE_TASK(w, k - pl->start[2 * w], t0);
+    }
+    if (pl->start[2 * w + 1] == pl->start[2 * w + 2] && pl->barrier && j->pool)
         mns_mpart_pool_barrier(j->pool);
-    for (uint32_t k = pl->start[2 * w + 1]; k < pl->start[2 * w + 2]; k++)
-        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
-    mns_mpart_acc_settle(acc, cy, bw, W);
+    *e = mns_mpart_ring_settle(acc, d, K);
+    TRACE(5 + 2 * w);
 }
 
-/* sum of the accumulators mod beta^W, then R = sum / beta^h, then the fold */
+/* sum of the accumulators modulo beta^K - 1, R from it, then the fold */
 static void finish(const mns_mpart_ctx *c, mp_exec *ex, uint64_t *r)
 {
     uint64_t *acc0 = ex->block;
-    for (int w = 1; w < ex->T; w++)
-        mpn_add_n((mp_ptr)acc0, (mp_srcptr)acc0, (mp_srcptr)(ex->block + (size_t)w * ex->per_worker),
-                  (mp_size_t)c->W);
-    mns_mpart_fold_run(&c->fold, c->p, r, acc0 + c->h, ex->fin);
+    const size_t K = c->K;
+    int64_t e = *(int64_t *)(acc0 + 2 * K);
+    for (int w = 1; w < ex->T; w++) {
+        const uint64_t *accw = ex->block + (size_t)w * ex->per_worker;
+        e += (int64_t)mpn_add_n((mp_ptr)acc0, (mp_srcptr)acc0, (mp_srcptr)accw, (mp_size_t)K);
+        e += *(const int64_t *)(accw + 2 * K);
+    }
+    mns_mpart_ring_finish(acc0, K, e);
+    TRACE(2);
+    mns_mpart_fold_run(&c->fold, c->p, r, acc0, ex->fin);
+    TRACE(3);
 }
 
 static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r, const uint64_t *a,
@@ -173,10 +235,12 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
     mns_mpart_ctx *c = (mns_mpart_ctx *)cc; /* the pool and its buffers are the mutable part */
     mp_job j = {c, s, &s->pool_plan, &c->pexec, a, b, square, c->pool};
     if (pthread_mutex_trylock(&c->busy) == 0) {
+        TRACE(0);
         if (c->pool)
             mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
         else
             run_worker(&j, 0);
+        TRACE(1);
         finish(c, &c->pexec, r);
         pthread_mutex_unlock(&c->busy);
         return;
@@ -230,12 +294,7 @@ static void mp_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64
 {
     const mns_mpart_ctx *c = ctx;
     uint64_t bw = mpn_sub_n((mp_ptr)r, (mp_srcptr)a, (mp_srcptr)b, (mp_size_t)c->n);
-    uint64_t mask = mns_ct_mask_bit(bw), carry = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        u128 s = (u128)r[i] + (c->p[i] & mask) + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
+    mpn_cnd_add_n(bw, (mp_ptr)r, (mp_srcptr)r, (mp_srcptr)c->p, (mp_size_t)c->n);
 }
 
 static void mp_reduce(const void *ctx, uint64_t *r, const uint64_t *a)
@@ -311,9 +370,10 @@ static const mns_field_ops mpart_ops = {
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char *name,
                                 long ka, long kb, long T, int plan_pref)
 {
-    mns_mpart_ctx *c = calloc(1, sizeof *c);
+    mns_mpart_ctx *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
     if (!c)
         return mns_error(MNS_ENOMEM, "%s: out of memory", name);
+    memset(c, 0, sizeof *c);
     mpz_inits(c->pz, c->rinv, NULL);
     pthread_mutex_init(&c->busy, NULL);
     c->sqr_is_mul = 1;
@@ -372,7 +432,26 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     }
     if (c->F < n + 1)
         c->F = n + 1;
-    c->W = c->h + c->F;
+    /* the ring: R < beta^(K-1) (mns_mpart_ring_finish), and a size GMP's
+     * wrap-around product likes */
+    c->fast_lo = mns_mpart_have_mullo() && mns_cpu_features() != 0;
+    c->fast_bnm1 = mns_mpart_have_bnm1() && mns_cpu_features() != 0;
+    c->K = mns_mpart_bnm1_size(c->F + 1, c->fast_bnm1);
+    {
+        size_t qmax = c->mul.qlo_words > c->mul.qhi_words ? c->mul.qlo_words : c->mul.qhi_words;
+        c->task_scratch = c->mul.scratch;
+        if (!c->sqr_is_mul) {
+            if (c->sqr.qlo_words > qmax)
+                qmax = c->sqr.qlo_words;
+            if (c->sqr.qhi_words > qmax)
+                qmax = c->sqr.qhi_words;
+            if (c->sqr.scratch > c->task_scratch)
+                c->task_scratch = c->sqr.scratch;
+        }
+        size_t qp = qmax + c->K + mns_mpart_bnm1_scratch(c->K);
+        if (qp > c->task_scratch)
+            c->task_scratch = qp;
+    }
     /* nu = floor(beta^(n + tmax) / p): its top t + 1 words are nu_t */
     c->nu = calloc(c->tmax + 1, sizeof(uint64_t));
     if (!c->nu)
@@ -413,10 +492,11 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     out->limbs = n;
     out->delta = INT_MAX;
     snprintf(out->describe, sizeof out->describe,
-             "%s kernel=gmp-mpn k=%zux%zu threads=%d plan=%s barrier=%d limbs=%zu bits=%zu h=%zu "
-             "F=%zu",
-             name, c->ka, c->kb, c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n,
-             mpz_sizeinbase(p, 2), c->h, c->F);
+             "%s kernel=gmp-mpn lo=%s qp=%s k=%zux%zu threads=%d plan=%s barrier=%d limbs=%zu "
+             "bits=%zu h=%zu F=%zu K=%zu",
+             name, c->fast_lo ? "mullo" : "full", c->fast_bnm1 ? "bnm1" : "full", c->ka, c->kb,
+             c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n, mpz_sizeinbase(p, 2), c->h,
+             c->F, c->K);
     return MNS_OK;
 fail:
     st = mns_error(MNS_ENOMEM, "%s: out of memory", name);
