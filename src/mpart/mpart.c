@@ -97,6 +97,76 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
 /* word of the ring where weight w lands after the division by beta^h */
 static size_t ring_off(const mns_mpart_ctx *c, size_t w) { return (w + c->K - c->h % c->K) % c->K; }
 
+/* S (g->sz words) <- the sum of group g's products; tmp: scratch for one
+ * product. Returns the first word of tmp that is free again. */
+static uint64_t *group_sum(const mp_job *j, const mp_group *g, uint64_t *S, uint64_t *tmp)
+{
+    const mp_scheme *s = j->s;
+    const mp_prod *p0 = &s->prods[g->first];
+    if (g->count == 1 && !p0->twice && g->sz == p0->an + p0->bn) {
+        /* one product: it is the sum */
+        product(S, j->a + p0->aoff, p0->an, j->b + p0->boff, p0->bn, j->square && p0->i == p0->j);
+        return tmp;
+    }
+    size_t maxp = 0;
+    memset(S, 0, g->sz * sizeof(uint64_t));
+    for (uint32_t k = 0; k < g->count; k++) {
+        const mp_prod *p = &s->prods[g->first + k];
+        size_t pn = p->an + p->bn;
+        if (pn > maxp)
+            maxp = pn;
+        product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
+        add_into(S, g->sz, p->w - g->w, tmp, pn);
+        if (p->twice)
+            add_into(S, g->sz, p->w - g->w, tmp, pn);
+    }
+    return tmp + maxp;
+}
+
+/* The Montgomery side in one task (a scheme whose only lo group is at weight
+ * 0 with t = h, section 3.4 with one group): Y = (S + Q P) / beta^h with Q = S
+ * mu mod beta^h, added to the ring at weight h. With P = P_0 + P_1 beta^h and
+ * X = Q P_0, X = -S mod beta^h is known, so only X's high half is computed
+ * (mns_mpart_mulhi_known), and Y = S div beta^h + X div beta^h + [S mod
+ * beta^h != 0] + Q P_1. */
+static void lo_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const size_t h = c->h, n = c->n, K = c->K, off = ring_off(c, h);
+    uint64_t *S = scr, *q = S + g->sz, *x = q + h, *tmp = x + n + 2;
+    tmp = group_sum(j, g, S, tmp);
+    if (g->kara_sub)
+        mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
+    mns_mpart_pmr_q(q, S, g->sz, c->mu, h, tmp, c->fast_lo);
+    uint64_t cy = mns_mpart_mulhi_known(x, q, c->p, h, S, tmp, c->fast_bnm1);
+    mns_mpart_ring_add(acc, d, K, off, S + h, g->sz - h);
+    mns_mpart_ring_add(acc, d, K, off, x, h);
+    d[off] += (int64_t)cy;
+    mns_mpart_mul_any(x, q, h, c->p + h, n - h);
+    mns_mpart_ring_add(acc, d, K, off, x, n);
+}
+
+/* The Barrett side in one task (a scheme with one hi group, and it not lo):
+ * R = S beta^(w-h) - Q P, which PBR leaves below beta^n + 2P < beta^(n+1), so
+ * computed modulo beta^(n+1) only: the low n + 1 words of Q P
+ * (mns_mpart_mullo_any), added to the ring at weight h. */
+static void hi_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const size_t h = c->h, n = c->n, K = c->K, L = n + 1, sh = g->w - h, qn = g->thi + 1;
+    uint64_t *S = scr, *q = S + g->sz, *v = q + qn, *qp = v + L, *tmp = qp + L;
+    tmp = group_sum(j, g, S, tmp);
+    if (g->kara_sub)
+        mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
+    mns_mpart_pbr_q(q, S + g->hoff, g->sz - g->hoff, g->hpad, c->nu + (c->tmax - g->thi), tmp);
+    memset(v, 0, L * sizeof(uint64_t));
+    if (sh < L)
+        memcpy(v + sh, S, (g->sz < L - sh ? g->sz : L - sh) * sizeof(uint64_t));
+    mns_mpart_mullo_any(qp, L, q, qn, c->p, n, tmp, c->fast_lo);
+    mpn_sub_n((mp_ptr)v, (mp_srcptr)v, (mp_srcptr)qp, (mp_size_t)L);
+    mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
+}
+
 static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
@@ -128,27 +198,7 @@ static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *
     }
     case MP_T_GROUP: {
         const mp_group *g = &s->groups[t->idx];
-        const mp_prod *p0 = &s->prods[g->first];
-        uint64_t *S = scr, *tmp = S + g->sz, *qt = tmp;
-        size_t maxp = 0;
-        if (g->count == 1 && !p0->twice && g->sz == p0->an + p0->bn) {
-            /* one product: it is the sum */
-            product(S, j->a + p0->aoff, p0->an, j->b + p0->boff, p0->bn, j->square && p0->i == p0->j);
-        } else {
-            memset(S, 0, g->sz * sizeof(uint64_t));
-            for (uint32_t k = 0; k < g->count; k++) {
-                const mp_prod *p = &s->prods[g->first + k];
-                size_t pn = p->an + p->bn;
-                if (pn > maxp)
-                    maxp = pn;
-                product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn,
-                        j->square && p->i == p->j);
-                add_into(S, g->sz, p->w - g->w, tmp, pn);
-                if (p->twice)
-                    add_into(S, g->sz, p->w - g->w, tmp, pn);
-            }
-        }
-        qt = tmp + maxp;
+        uint64_t *S = scr, *qt = group_sum(j, g, S, S + g->sz);
         mns_mpart_ring_add(acc, d, K, ring_off(c, g->w), S, g->sz);
         if (g->kara_sub)
             mns_mpart_ring_sub(acc, d, K, ring_off(c, s->kara_w), S, g->sz);
@@ -159,6 +209,12 @@ static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *
                             c->nu + (c->tmax - g->thi), qt);
         break;
     }
+    case MP_T_LOSIDE:
+        lo_side(j, &s->groups[t->idx], acc, d, scr);
+        break;
+    case MP_T_HISIDE:
+        hi_side(j, &s->groups[t->idx], acc, d, scr);
+        break;
     case MP_T_QP: {
         size_t qn = t->side == MP_LO ? s->qlo_words : s->qhi_words;
         uint32_t at = t->side == MP_LO ? s->qlo_at : s->qhi_at;
@@ -347,7 +403,7 @@ static void mp_destroy(void *ctx)
     free(c->mu);
     free(c->nu);
     free(c->one);
-    free(c->fold.fmu);
+    mns_mpart_fold_clear(&c->fold);
     mpz_clears(c->pz, c->rinv, NULL);
     free(c);
 }
@@ -460,19 +516,8 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     mpz_mul_2exp(t, t, 64 * (n + c->tmax));
     mpz_fdiv_q(t, t, p);
     export_words(c->nu, c->tmax + 1, t);
-    /* the fold: fmu = floor(2^(64F + 1) / p), sized ceil((64F - bits + 2) / 64) */
-    c->fold.n = n;
-    c->fold.F = c->F;
-    c->fold.bits = mpz_sizeinbase(p, 2);
-    c->fold.q1n = c->F - (c->fold.bits - 1) / 64;
-    c->fold.mun = (64 * c->F - c->fold.bits + 2 + 63) / 64;
-    c->fold.fmu = calloc(c->fold.mun, sizeof(uint64_t));
-    if (!c->fold.fmu)
+    if (!mns_mpart_fold_init(&c->fold, p, c->F))
         goto fail;
-    mpz_set_ui(t, 1);
-    mpz_mul_2exp(t, t, 64 * c->F + 1);
-    mpz_fdiv_q(t, t, p);
-    export_words(c->fold.fmu, c->fold.mun, t);
 
     if (!mns_mpart_plan_build(&c->mul.seq_plan, &c->mul, c, 1) ||
         !mns_mpart_plan_build(&c->mul.pool_plan, &c->mul, c, c->T))

@@ -76,6 +76,22 @@ size_t mns_mpart_bnm1_scratch(size_t K);
 size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an,
                              const uint64_t *b, size_t bn, uint64_t *tp, int fast);
 
+/* r (L words) <- a b mod beta^L, an, bn <= L: the part below beta^L whole,
+ * the rest by a low half product. scratch: 4 max(an, bn) words. Returns L. */
+size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, const uint64_t *b,
+                           size_t bn, uint64_t *scratch, int fast);
+
+/* The high half of a product whose low half is known: x (h words) <- (q p)
+ * div beta^h for q, p of h words, given s (h words) with q p = -s mod
+ * beta^h (a Montgomery quotient's defining property); returns [s != 0], the
+ * carry of s + (q p mod beta^h) into word h. By the wrap-around product
+ * modulo beta^h - 1 when fast, h is even and h >= MNS_MPART_MULHI_BNM1_MIN
+ * (about 0.6 of the full product from 20 words on), else by the full
+ * product. scratch: 2 h + 8 words. */
+#define MNS_MPART_MULHI_BNM1_MIN 20
+uint64_t mns_mpart_mulhi_known(uint64_t *x, const uint64_t *q, const uint64_t *p, size_t h,
+                               const uint64_t *s, uint64_t *scratch, int fast);
+
 /* ---- PMR, PBR and the final reduction (reduce.c) ------------------------- */
 
 /* Algorithm 1, PMR. c has m words, p has n words (odd), mu = -p^-1 mod
@@ -106,13 +122,16 @@ void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, con
                      uint64_t *scratch);
 
 /* Final reduction of an F-word x (F >= n + 1) to x mod p in n words, by a
- * Barrett step on bits (p may have a small top word) and two masked
- * subtractions. */
+ * Barrett step on bits (p may have a small top word) with two guard bits and
+ * one masked subtraction. init: 0 when out of memory. */
 typedef struct mns_mpart_fold {
     size_t n, F, bits;  /* bits of p */
-    size_t q1n, mun;    /* words of floor(x / 2^(bits-1)) and of fmu */
-    uint64_t *fmu;      /* floor(2^(64 F + 1) / p) */
+    size_t a;           /* q1 = floor(x / 2^a) */
+    size_t q1n, mun;    /* words of q1 and of fmu */
+    uint64_t *fmu;      /* floor(2^(64 F + 2) / p) */
 } mns_mpart_fold;
+int mns_mpart_fold_init(mns_mpart_fold *fd, const mpz_t p, size_t F);
+void mns_mpart_fold_clear(mns_mpart_fold *fd);
 size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd);
 void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
                         const uint64_t *x, uint64_t *scratch);
@@ -165,8 +184,11 @@ typedef struct mp_group {
 
 /* MP_T_PROD: product idx, the words [pa, pb) of its B chunk; MP_T_GROUP: group
  * idx; MP_T_QP: Q_side times P's words [pa, pb); MP_T_KARA: the Karatsuba
- * middle (A_0 + A_1) times the words [pa, pb) of (B_0 + B_1). */
-enum { MP_T_PROD, MP_T_GROUP, MP_T_QP, MP_T_KARA };
+ * middle (A_0 + A_1) times the words [pa, pb) of (B_0 + B_1); MP_T_LOSIDE,
+ * MP_T_HISIDE: group idx, the only one of its side, with its Q P (section 3.4
+ * with one group a side: k = 2 and the bipartite), for schedules that keep a
+ * side on one thread. */
+enum { MP_T_PROD, MP_T_GROUP, MP_T_QP, MP_T_KARA, MP_T_LOSIDE, MP_T_HISIDE };
 enum { MP_LO, MP_HI };
 
 typedef struct mp_task {
@@ -204,6 +226,9 @@ typedef struct mp_scheme {
      * products are then not run. kara_an, kara_bn: words of the sums. */
     int kara;
     uint32_t kara_group, kara_w, kara_an, kara_bn;
+    /* the group of a side that can run as MP_T_LOSIDE / MP_T_HISIDE, or
+     * UINT32_MAX */
+    uint32_t lo_side, hi_side;
     mp_plan pool_plan;  /* for the pool's thread count */
     mp_plan seq_plan;   /* one thread: the fallback when the pool is busy */
 } mp_scheme;

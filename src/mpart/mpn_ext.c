@@ -111,3 +111,68 @@ size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an
     incr_wrap(r, K, cy);
     return K;
 }
+
+size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, const uint64_t *b,
+                           size_t bn, uint64_t *scratch, int fast)
+{
+    if (an > bn) {
+        const uint64_t *t = a;
+        a = b;
+        b = t;
+        size_t tn = an;
+        an = bn;
+        bn = tn;
+    }
+    /* an <= bn <= L */
+    if (an + bn <= L) {
+        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
+        memset(r + an + bn, 0, (L - an - bn) * sizeof(uint64_t));
+        return L;
+    }
+    /* a b = a (b mod beta^m) + a (b div beta^m) beta^m, m = L - an: the first
+     * whole (L words), of the second only the low an words */
+    const size_t m = L - an, rest = bn - m;
+    uint64_t *bh = scratch, *lo = bh + an, *tmp = lo + an;
+    if (m)
+        mns_mpart_mul_any(r, a, an, b, m);
+    else
+        memset(r, 0, L * sizeof(uint64_t));
+    memcpy(bh, b + m, rest * sizeof(uint64_t));
+    memset(bh + rest, 0, (an - rest) * sizeof(uint64_t));
+    mns_mpart_mullo(lo, a, bh, an, tmp, fast);
+    mpn_add_n((mp_ptr)(r + m), (mp_srcptr)(r + m), (mp_srcptr)lo, (mp_size_t)an);
+    return L;
+}
+
+uint64_t mns_mpart_mulhi_known(uint64_t *x, const uint64_t *q, const uint64_t *p, size_t h,
+                               const uint64_t *s, uint64_t *scratch, int fast)
+{
+    uint64_t any = 0;
+    for (size_t i = 0; i < h; i++)
+        any |= s[i];
+    const uint64_t c = mns_ct_mask_nonzero(any) & 1;
+    if (!(fast && h % 2 == 0 && h >= MNS_MPART_MULHI_BNM1_MIN)) {
+        mpn_mul_n((mp_ptr)scratch, (mp_srcptr)q, (mp_srcptr)p, (mp_size_t)h);
+        memcpy(x, scratch + h, h * sizeof(uint64_t));
+        return c;
+    }
+    /* X = q p_0 = X_hi beta^h + X_lo with X_lo = -s mod beta^h = c - s mod
+     * (beta^h - 1), and X_hi <= beta^h - 2. Z = X mod (beta^h - 1) by the
+     * wrap-around product; X_hi = Z + s - c mod (beta^h - 1). T = Z + s with
+     * carry c1 (T + c1 is the sum): if c = 1 and c1 = 1, X_hi = T (<= beta^h -
+     * 2); if c = 1 and c1 = 0, X_hi = T - 1 (T >= s >= 1); if c = 0 (s = 0),
+     * X_hi = T = Z, where beta^h - 1 stands for 0. */
+    mns_mpart_mulmod_bnm1(x, h, q, h, p, h, scratch, fast);
+    uint64_t c1 = mpn_add_n((mp_ptr)x, (mp_srcptr)x, (mp_srcptr)s, (mp_size_t)h);
+    uint64_t borrow = c & ~c1 & 1, all = ~(uint64_t)0;
+    for (size_t i = 0; i < h; i++) {
+        uint64_t v = x[i];
+        x[i] = v - borrow;
+        borrow &= mns_ct_mask_eq(v, 0) & 1;
+        all &= x[i];
+    }
+    uint64_t keep = ~mns_ct_mask_eq(all, ~(uint64_t)0);
+    for (size_t i = 0; i < h; i++)
+        x[i] &= keep;
+    return c;
+}

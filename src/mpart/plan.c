@@ -159,18 +159,35 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
     s->qlo_words = h + (nlo > 1);
     s->qhi_words = tmax + 1 + (nhi > 1);
     /* a side with one group uses its Q as it lies in the Q area (w = 0 and t =
-     * h for the lo group, t = tmax for the hi one) */
-    s->qlo_at = s->qhi_at = UINT32_MAX;
+     * h for the lo group, t = tmax for the hi one), and may run with its Q P
+     * as one task (MP_T_LOSIDE, MP_T_HISIDE) */
+    s->qlo_at = s->qhi_at = s->lo_side = s->hi_side = UINT32_MAX;
     for (uint32_t g = 0; g < ng; g++) {
-        if (nlo == 1 && s->groups[g].lo)
-            s->qlo_at = s->groups[g].qlo;
-        if (nhi == 1 && s->groups[g].hi)
-            s->qhi_at = s->groups[g].qhi;
+        const mp_group *gr = &s->groups[g];
+        if (nlo == 1 && gr->lo) {
+            s->qlo_at = gr->qlo;
+            if (!gr->hi && gr->w == 0 && gr->tlo == h && gr->sz >= h && n > h)
+                s->lo_side = g;
+        }
+        if (nhi == 1 && gr->hi) {
+            s->qhi_at = gr->qhi;
+            if (!gr->lo)
+                s->hi_side = g;
+        }
     }
     s->tmax = tmax;
     mpz_sub_ui(bound, bound, 1);
     s->fwords = words_of(bound);
     s->scratch = grp_scratch > maxprod ? grp_scratch : maxprod;
+    /* the one-task sides: the sum, Q, two (n + 1)-word values, a product and
+     * the scratch of the short products (mpart.c lo_side, hi_side) */
+    size_t side = 0;
+    for (uint32_t g = 0; g < ng; g++)
+        if (s->groups[g].sz > side)
+            side = s->groups[g].sz;
+    side = 2 * side + maxprod + 8 * n + 64;
+    if (side > s->scratch)
+        s->scratch = side;
     /* Karatsuba for the middle of k = 2: groups lo, middle (A_0 B_1, A_1 B_0),
      * hi. A squaring has one middle product (A_0 A_1 twice), nothing to save. */
     if (!square && c->ka == 2 && c->kb == 2 && ng == 3 && s->groups[0].lo && !s->groups[0].hi &&
@@ -314,6 +331,22 @@ static double qp_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side, size
     return qn + len > c->K && c->fast_bnm1 ? bnm1_ratio(c->K) * cost : cost;
 }
 
+/* a one-task side: its group, then (lo) the high half of Q P_0 and Q P_1, or
+ * (hi) the low n + 1 words of Q P */
+static double side_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side)
+{
+    const size_t h = c->h, n = c->n;
+    if (side == MP_LO) {
+        const mp_group *g = &s->groups[s->lo_side];
+        int wrap = c->fast_bnm1 && h % 2 == 0 && h >= MNS_MPART_MULHI_BNM1_MIN;
+        return group_cost(c, s, g) + (wrap ? (h <= 1024 ? 0.6 : 0.5) : 1.0) * cm(h, h) +
+               cm(h, n - h);
+    }
+    const mp_group *g = &s->groups[s->hi_side];
+    size_t qn = g->thi + 1, L = n + 1, m = L > qn ? L - qn : 0;
+    return group_cost(c, s, g) + cm(qn, m) + (c->fast_lo ? lo_ratio(qn) : 1.0) * cm(qn, qn);
+}
+
 static mp_task task(uint32_t kind, uint32_t side, uint32_t idx, uint32_t pa, uint32_t pb)
 {
     mp_task t = {kind, side, idx, pa, pb};
@@ -424,10 +457,11 @@ static void b_fill(builder *b, int ph, const item *it)
         sum -= cut;
     }
     if (sum < bn) {
-        int least = 0;
-        for (int w = 1; w < b->T; w++)
-            if (b->load[w] + piece_cost(it->an, len[w]) <
-                b->load[least] + piece_cost(it->an, len[least]))
+        /* to the least loaded worker that has a piece (or to the least loaded) */
+        int least = -1;
+        for (int w = 0; w < b->T; w++)
+            if ((len[w] || !sum) && (least < 0 || b->load[w] + piece_cost(it->an, len[w]) <
+                                                     b->load[least] + piece_cost(it->an, len[least])))
                 least = w;
         len[least] += bn - sum;
     }
@@ -459,21 +493,46 @@ static void b_middle(builder *b, int ph, const item *v, uint32_t m)
 
 /* ---- the schedules ---------------------------------------------------------- */
 
+/* Each side on one worker (wlo, whi): its groups in phase 1 and its Q P in
+ * phase 2, or the one-task side when the scheme has it. The middle groups are
+ * not touched (collect() lists them). */
+static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int wlo, int whi)
+{
+    const size_t n = c->n;
+    /* a one-task side where the model finds it cheaper than the group and the
+     * wrap-around Q P (which wins at FFT sizes) */
+    uint32_t lo1 = s->lo_side, hi1 = s->hi_side;
+    if (lo1 != UINT32_MAX &&
+        side_cost(c, s, MP_LO) >= group_cost(c, s, &s->groups[lo1]) + qp_cost(c, s, MP_LO, n))
+        lo1 = UINT32_MAX;
+    if (hi1 != UINT32_MAX &&
+        side_cost(c, s, MP_HI) >= group_cost(c, s, &s->groups[hi1]) + qp_cost(c, s, MP_HI, n))
+        hi1 = UINT32_MAX;
+    for (uint32_t g = 0; g < s->ngroups; g++) {
+        const mp_group *gr = &s->groups[g];
+        if (g == lo1)
+            b_add(b, 0, wlo, task(MP_T_LOSIDE, 0, g, 0, 0), side_cost(c, s, MP_LO));
+        else if (g == hi1)
+            b_add(b, 0, whi, task(MP_T_HISIDE, 0, g, 0, 0), side_cost(c, s, MP_HI));
+        else if (!is_mid(gr))
+            b_add(b, 0, gr->hi ? whi : wlo, task(MP_T_GROUP, 0, g, 0, 0), group_cost(c, s, gr));
+    }
+    if (s->have_lo && lo1 == UINT32_MAX)
+        b_add(b, 1, wlo, task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n), qp_cost(c, s, MP_LO, n));
+    if (s->have_hi && hi1 == UINT32_MAX)
+        b_add(b, 1, whi, task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n), qp_cost(c, s, MP_HI, n));
+}
+
 static int plan_seq(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s)
 {
     builder b;
     uint32_t m = 0;
     item *v = NULL;
-    int ok = b_init(&b, 1, s->nprods + s->ngroups + 4) && (v = collect(c, s, 1, &m));
+    int ok = b_init(&b, 1, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
+        b_sides(&b, c, s, 0, 0);
         for (uint32_t k = 0; k < m; k++)
             b_add(&b, 0, 0, v[k].t, v[k].cost);
-        if (s->have_lo)
-            b_add(&b, 1, 0, task(MP_T_QP, MP_LO, 0, 0, (uint32_t)c->n),
-                  qp_cost(c, s, MP_LO, c->n));
-        if (s->have_hi)
-            b_add(&b, 1, 0, task(MP_T_QP, MP_HI, 0, 0, (uint32_t)c->n),
-                  qp_cost(c, s, MP_HI, c->n));
         ok = b_emit(&b, pl, 0, "seq", b_max(&b));
     }
     free(v);
@@ -487,25 +546,12 @@ static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, i
     for (uint32_t g = 0; g < s->ngroups; g++)
         if (s->groups[g].lo && s->groups[g].hi)
             return -1;
-    const size_t n = c->n;
     builder b;
     uint32_t m = 0;
     item *v = NULL;
     int ok = b_init(&b, T, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
-        int side_w[2] = {0, T > 1 ? 1 : 0};
-        for (uint32_t g = 0; g < s->ngroups; g++) {
-            const mp_group *gr = &s->groups[g];
-            if (!is_mid(gr))
-                b_add(&b, 0, side_w[gr->hi ? 1 : 0], task(MP_T_GROUP, 0, g, 0, 0),
-                      group_cost(c, s, gr));
-        }
-        if (s->have_lo)
-            b_add(&b, 1, side_w[0], task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n),
-                  qp_cost(c, s, MP_LO, n));
-        if (s->have_hi)
-            b_add(&b, 1, side_w[1], task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n),
-                  qp_cost(c, s, MP_HI, n));
+        b_sides(&b, c, s, 0, T > 1 ? 1 : 0);
         /* the middle feeds nobody, so it may go to phase 2 of any thread */
         b_middle(&b, 1, v, m);
         ok = b_emit(&b, pl, 0, "chain", b_max(&b));

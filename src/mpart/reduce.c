@@ -2,6 +2,7 @@
  * 2) reductions, the final reduction of the multipartite sum, and the
  * accumulation helpers. Every length here is public; the only data-dependent
  * decisions are taken with masks. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ct.h"
@@ -118,52 +119,72 @@ void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, 
         *subs = taken;
 }
 
-size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd)
+/* Barrett on bits with two guard bits: q1 = floor(x / 2^a), a = bits - 3,
+ * fmu = floor(2^(64F + 2) / p), q = floor(q1 fmu / 2^(64F + 2 - a)). With x <
+ * 2^(64F), q >= floor(x / p - x / 2^(64F + 2) - 2^a / p) > floor(x / p - 1/2),
+ * so x - q p < 2p: one masked subtraction. */
+int mns_mpart_fold_init(mns_mpart_fold *fd, const mpz_t p, size_t F)
 {
-    return 3 * fd->F + fd->mun + 3 * fd->n + 8;
+    fd->n = mpz_size(p);
+    fd->F = F;
+    fd->bits = mpz_sizeinbase(p, 2);
+    fd->a = fd->bits >= 3 ? fd->bits - 3 : 0;
+    fd->q1n = F - fd->a / 64;
+    fd->mun = (64 * F + 2 - (fd->bits - 1) + 63) / 64 + 1;
+    fd->fmu = calloc(fd->mun, sizeof(uint64_t));
+    if (!fd->fmu)
+        return 0;
+    mpz_t t;
+    mpz_init_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * F + 2);
+    mpz_fdiv_q(t, t, p);
+    size_t count = 0;
+    mpz_export(fd->fmu, &count, -1, sizeof(uint64_t), 0, 0, t);
+    mpz_clear(t);
+    return 1;
 }
 
-/* r (n + 1 words, r < 3p) <- r mod p: two masked steps, each a subtraction
- * into d and a move selected by its borrow */
-static void sub_p_twice(uint64_t *r, uint64_t *d, const uint64_t *p, size_t n)
+void mns_mpart_fold_clear(mns_mpart_fold *fd)
 {
-    for (int k = 0; k < 2; k++) {
-        uint64_t bw = mpn_sub((mp_ptr)d, (mp_srcptr)r, (mp_size_t)(n + 1), (mp_srcptr)p,
-                              (mp_size_t)n);
-        mns_ct_cmov(r, d, n + 1, ~mns_ct_mask_bit(bw));
-    }
+    free(fd->fmu);
+    fd->fmu = NULL;
+}
+
+size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd)
+{
+    return 3 * fd->q1n + 2 * fd->mun + 3 * fd->n + 8;
 }
 
 void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
                         const uint64_t *x, uint64_t *scratch)
 {
-    const size_t n = fd->n, F = fd->F, b1 = fd->bits - 1;
-    const size_t wo = b1 / 64, q1n = F - wo;
-    const unsigned sh = (unsigned)(b1 % 64);
+    const size_t n = fd->n, q1n = fd->q1n, mun = fd->mun, wo = fd->a / 64;
+    const unsigned sh = (unsigned)(fd->a % 64);
     uint64_t *q1 = scratch;              /* q1n */
     uint64_t *pr = q1 + q1n;             /* q1n + mun */
-    uint64_t *q3 = pr + q1n + fd->mun;   /* q1n + 1 */
-    uint64_t *t = q3 + q1n + 1;          /* n + q1n */
+    uint64_t *q = pr + q1n + mun;        /* q1n + mun */
+    uint64_t *t = q + q1n + mun;         /* n + q1n */
     uint64_t *rr = t + n + q1n;          /* n + 1 */
     uint64_t *d = rr + n + 1;            /* n + 1 */
-    /* q1 = floor(x / 2^(bits-1)) */
     if (sh)
         mpn_rshift((mp_ptr)q1, (mp_srcptr)(x + wo), (mp_size_t)q1n, sh);
     else
         memcpy(q1, x + wo, q1n * sizeof(uint64_t));
-    mns_mpart_mul_any(pr, q1, q1n, fd->fmu, fd->mun);
-    /* q3 = floor(q1 fmu / 2^(64F - bits + 2)) <= floor(x / p), >= it - 2 */
-    const size_t s3 = 64 * F - fd->bits + 2, wo3 = s3 / 64, avail = q1n + fd->mun - wo3;
-    const unsigned sh3 = (unsigned)(s3 % 64);
-    if (sh3)
-        mpn_rshift((mp_ptr)q3, (mp_srcptr)(pr + wo3), (mp_size_t)avail, sh3);
+    mns_mpart_mul_any(pr, q1, q1n, fd->fmu, mun);
+    const size_t c = 64 * fd->F + 2 - fd->a, wc = c / 64, avail = q1n + mun - wc;
+    const unsigned shc = (unsigned)(c % 64);
+    if (shc)
+        mpn_rshift((mp_ptr)q, (mp_srcptr)(pr + wc), (mp_size_t)avail, shc);
     else
-        memcpy(q3, pr + wo3, avail * sizeof(uint64_t));
-    mns_mpart_mul_any(t, q3, q1n, p, n);
-    /* x - q3 p < 3p < beta^(n+1): only the low n + 1 words matter */
+        memcpy(q, pr + wc, avail * sizeof(uint64_t));
+    /* q < 2^(64F - bits + 1) fits q1n words; only the low n + 1 words of q p
+     * matter, as x - q p < 2p < beta^(n+1) */
+    mns_mpart_mul_any(t, q, q1n, p, n);
     mpn_sub_n((mp_ptr)rr, (mp_srcptr)x, (mp_srcptr)t, (mp_size_t)(n + 1));
-    sub_p_twice(rr, d, p, n);
-    memcpy(r, rr, n * sizeof(uint64_t));
+    uint64_t bw = mpn_sub((mp_ptr)d, (mp_srcptr)rr, (mp_size_t)(n + 1), (mp_srcptr)p, (mp_size_t)n);
+    uint64_t keep = mns_ct_mask_bit(bw);
+    for (size_t i = 0; i < n; i++)
+        r[i] = (rr[i] & keep) | (d[i] & ~keep);
 }
 
 void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const uint64_t *x,
