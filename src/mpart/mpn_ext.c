@@ -80,17 +80,23 @@ static void incr_wrap(uint64_t *r, size_t K, uint64_t c)
     }
 }
 
+/* swap so that *an >= *bn */
+static void longer_first(const uint64_t **a, size_t *an, const uint64_t **b, size_t *bn)
+{
+    if (*an < *bn) {
+        const uint64_t *t = *a;
+        *a = *b;
+        *b = t;
+        size_t tn = *an;
+        *an = *bn;
+        *bn = tn;
+    }
+}
+
 size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an,
                              const uint64_t *b, size_t bn, uint64_t *tp, int fast)
 {
-    if (an < bn) {
-        const uint64_t *t = a;
-        a = b;
-        b = t;
-        size_t tn = an;
-        an = bn;
-        bn = tn;
-    }
+    longer_first(&a, &an, &b, &bn);
     if (an + bn <= K) {
         mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
         return an + bn;
@@ -115,14 +121,7 @@ size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an
 size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, const uint64_t *b,
                            size_t bn, uint64_t *scratch, int fast)
 {
-    if (an > bn) {
-        const uint64_t *t = a;
-        a = b;
-        b = t;
-        size_t tn = an;
-        an = bn;
-        bn = tn;
-    }
+    longer_first(&b, &bn, &a, &an);
     /* an <= bn <= L */
     if (an + bn <= L) {
         mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
