@@ -427,7 +427,7 @@ static void test_pool(void)
                 struct timespec ts = {0, 3000000}; /* 3 ms: the workers park */
                 nanosleep(&ts, NULL);
             }
-            mns_mpart_pool_run(pool, probe_share, &pr, !pr.barrier);
+            mns_mpart_pool_run(pool, probe_share, &pr, sizeof pr, !pr.barrier);
             for (int w = 0; w < T; w++)
                 MT_CHECK(atomic_load(&pr.runs[w]) == 1, "pool T=%d job %d: share %d ran %d times",
                          T, job, w, atomic_load(&pr.runs[w]));

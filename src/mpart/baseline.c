@@ -86,7 +86,7 @@ static void pmul(base_ctx *c, base_exec *ex, uint64_t *z, size_t zn, const uint6
 {
     base_job j = {x, y, xn, yn, ex};
     if (ex->T > 1)
-        mns_mpart_pool_run(c->pool, piece, &j, 1);
+        mns_mpart_pool_run(c->pool, piece, &j, sizeof j, 1);
     else
         piece(&j, 0);
     memset(z, 0, (zn + 1) * sizeof(uint64_t));

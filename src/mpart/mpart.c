@@ -61,15 +61,25 @@ static void product(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b
 
 /* ---- execution ------------------------------------------------------------ */
 
+/* What a call hands to the workers: 32 bytes, which travel in the pool's own
+ * cache line with the job's generation (pool.c), so a worker's first miss
+ * brings it all. */
 typedef struct mp_job {
+    const mns_mpart_ctx *c;
+    const mp_plan *pl; /* the pool's or the one-thread plan of a scheme (pl->s) */
+    const uint64_t *a, *b;
+} mp_job;
+
+/* The same, unfolded for one share. */
+typedef struct mp_run {
     const mns_mpart_ctx *c;
     const mp_scheme *s;
     const mp_plan *pl;
     mp_exec *ex;
     const uint64_t *a, *b;
     int square;
-    mns_mpart_pool *pool;
-} mp_job;
+    mns_mpart_pool *pool; /* NULL: no barrier to keep */
+} mp_run;
 
 /* per worker: acc (K words), d (K signed counts), e (the settled carry, one
  * cache line), then the task scratch */
@@ -99,7 +109,7 @@ static size_t ring_off(const mns_mpart_ctx *c, size_t w) { return (w + c->K - c-
 
 /* S (g->sz words) <- the sum of group g's products; tmp: scratch for one
  * product. Returns the first word of tmp that is free again. */
-static uint64_t *group_sum(const mp_job *j, const mp_group *g, uint64_t *S, uint64_t *tmp)
+static uint64_t *group_sum(const mp_run *j, const mp_group *g, uint64_t *S, uint64_t *tmp)
 {
     const mp_scheme *s = j->s;
     const mp_prod *p0 = &s->prods[g->first];
@@ -129,7 +139,7 @@ static uint64_t *group_sum(const mp_job *j, const mp_group *g, uint64_t *S, uint
  * X = Q P_0, X = -S mod beta^h is known, so only X's high half is computed
  * (mns_mpart_mulhi_known), and Y = S div beta^h + X div beta^h + [S mod
  * beta^h != 0] + Q P_1. */
-static void lo_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+static void lo_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
     const size_t h = c->h, n = c->n, K = c->K, off = ring_off(c, h);
@@ -150,7 +160,7 @@ static void lo_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *
  * R = S beta^(w-h) - Q P, which PBR leaves below beta^n + 2P < beta^(n+1), so
  * computed modulo beta^(n+1) only: the low n + 1 words of Q P
  * (mns_mpart_mullo_any), added to the ring at weight h. */
-static void hi_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+static void hi_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
     const size_t h = c->h, n = c->n, K = c->K, L = n + 1, sh = g->w - h, qn = g->thi + 1;
@@ -167,7 +177,7 @@ static void hi_side(const mp_job *j, const mp_group *g, uint64_t *acc, int64_t *
     mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
 }
 
-static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
+static void run_task(const mp_run *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
     const mp_scheme *s = j->s;
@@ -243,11 +253,13 @@ static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, int64_t *
     }
 }
 
-static void run_worker(void *arg, int w)
+static void run_share(const mp_job *job, mp_exec *ex, int w)
 {
-    /* a copy: the job lives on the caller's stack, in lines the caller keeps
-     * writing while the workers run */
-    const mp_job job = *(const mp_job *)arg, *j = &job;
+    const mns_mpart_ctx *c = job->c;
+    const mp_scheme *sch = job->pl->s;
+    const mp_run run = {c,       sch,    job->pl, ex, job->a, job->b, sch == &c->sqr,
+                        ex == &c->pexec ? c->pool : NULL};
+    const mp_run *j = &run;
     const size_t K = j->c->K;
     uint64_t *acc = j->ex->block + (size_t)w * j->ex->per_worker;
     int64_t *d = (int64_t *)(acc + K), *e = d + K;
@@ -268,6 +280,13 @@ static void run_worker(void *arg, int w)
     TRACE(5 + 2 * w);
 }
 
+static void run_worker(void *arg, int w)
+{
+    /* a copy: arg lies in the pool's line, which the next call rewrites */
+    const mp_job job = *(const mp_job *)arg;
+    run_share(&job, (mp_exec *)&job.c->pexec, w); /* the pool's buffers: the mutable part */
+}
+
 /* sum of the accumulators modulo beta^K - 1, R from it, then the fold */
 static void finish(const mns_mpart_ctx *c, mp_exec *ex, uint64_t *r)
 {
@@ -286,16 +305,16 @@ static void finish(const mns_mpart_ctx *c, mp_exec *ex, uint64_t *r)
 }
 
 static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r, const uint64_t *a,
-                       const uint64_t *b, int square)
+                       const uint64_t *b)
 {
     mns_mpart_ctx *c = (mns_mpart_ctx *)cc; /* the pool and its buffers are the mutable part */
-    mp_job j = {c, s, &s->pool_plan, &c->pexec, a, b, square, c->pool};
+    mp_job j = {c, &s->pool_plan, a, b};
     if (pthread_mutex_trylock(&c->busy) == 0) {
         TRACE(0);
         if (c->pool)
-            mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
+            mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
         else
-            run_worker(&j, 0);
+            run_share(&j, &c->pexec, 0);
         TRACE(1);
         finish(c, &c->pexec, r);
         pthread_mutex_unlock(&c->busy);
@@ -305,19 +324,17 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
      * with buffers of its own rather than wait */
     mp_exec ex;
     if (exec_init(&ex, c, 1)) {
-        j.ex = &ex;
         j.pl = &s->seq_plan;
-        j.pool = NULL;
-        run_worker(&j, 0);
+        run_share(&j, &ex, 0);
         finish(c, &ex, r);
         free(ex.block);
         return;
     }
     pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
     if (c->pool)
-        mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
+        mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
     else
-        run_worker(&j, 0);
+        run_share(&j, &c->pexec, 0);
     finish(c, &c->pexec, r);
     pthread_mutex_unlock(&c->busy);
 }
@@ -327,16 +344,16 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
 static void mp_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
     const mns_mpart_ctx *c = ctx;
-    run_scheme(c, &c->mul, r, a, b, 0);
+    run_scheme(c, &c->mul, r, a, b);
 }
 
 static void mp_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_mpart_ctx *c = ctx;
     if (c->sqr_is_mul)
-        run_scheme(c, &c->mul, r, a, a, 0);
+        run_scheme(c, &c->mul, r, a, a);
     else
-        run_scheme(c, &c->sqr, r, a, a, 1);
+        run_scheme(c, &c->sqr, r, a, a);
 }
 
 static void mp_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)

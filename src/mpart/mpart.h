@@ -200,6 +200,7 @@ typedef struct mp_task {
  * set, every worker waits for all at the end of phase 1 (phase-2 tasks read
  * Q-values written by other workers). */
 typedef struct mp_plan {
+    const struct mp_scheme *s; /* the scheme it schedules */
     int T, barrier;
     const char *name;  /* "table3", "table4", "chain", "lpt", "seq" */
     uint32_t *start;   /* 2 T + 1 */

@@ -657,7 +657,16 @@ static int plan_table(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, i
     return ok;
 }
 
+static int plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T);
+
 int mns_mpart_plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
+{
+    int ok = plan_build(pl, s, c, T);
+    pl->s = s;
+    return ok;
+}
+
+static int plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
 {
     memset(pl, 0, sizeof *pl);
     if (T > 64)

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <x86intrin.h>
 
 /* Idle workers spin this many TSC ticks (about 1 ms at 2 GHz) before
@@ -36,6 +37,7 @@ struct mns_mpart_pool {
     mns_mpart_job_fn fn;
     void *arg;
     _Atomic int stop;
+    alignas(8) unsigned char inline_arg[MNS_MPART_POOL_INLINE];
     alignas(64) _Atomic int sleepers;
     alignas(64) _Atomic unsigned bar_count;
     _Atomic uint64_t bar_gen;
@@ -180,10 +182,15 @@ void mns_mpart_pool_free(mns_mpart_pool *pool)
 
 int mns_mpart_pool_size(const mns_mpart_pool *pool) { return pool ? pool->T : 1; }
 
-void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, int independent)
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, size_t size,
+                        int independent)
 {
     pool->fn = fn;
     pool->arg = arg;
+    if (size <= MNS_MPART_POOL_INLINE) {
+        memcpy(pool->inline_arg, arg, size);
+        pool->arg = pool->inline_arg;
+    }
     uint64_t g = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
     /* A release store does not wait for the line to reach this core (a
      * sequentially consistent one, an xchg, stalls for the transfer from the
