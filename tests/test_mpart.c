@@ -245,10 +245,52 @@ static void test_short_products(void)
         mpz_mul(want, a, b);
         mpz_tdiv_r_2exp(want, want, 64 * t);
         MT_CHECK(mpz_cmp(r, want) == 0, "pmr_q sn=%zu t=%zu fast=%d", sn, t, fast);
+        /* low L words of a b for any an, bn <= L */
+        size_t L = (an > bn ? an : bn) + mt_below(K);
+        uint64_t *lw = calloc(L, 8), *ls = calloc(4 * L + 8, 8);
+        from_words(a, aw, an);
+        from_words(b, bw, bn);
+        mns_mpart_mullo_any(lw, L, aw, an, bw, bn, ls, fast);
+        from_words(r, lw, L);
+        mpz_mul(want, a, b);
+        mpz_tdiv_r_2exp(want, want, 64 * L);
+        MT_CHECK(mpz_cmp(r, want) == 0, "mullo_any L=%zu an=%zu bn=%zu fast=%d", L, an, bn, fast);
+        free(lw);
+        free(ls);
         free(aw);
         free(bw);
         free(rw);
         free(tp);
+    }
+    /* the high half of q p from the known low half: s = -q p mod beta^h */
+    for (int it = 0; it < 600; it++) {
+        int fast = it & 1;
+        size_t h = 1 + mt_below(it < 500 ? 100 : 700);
+        uint64_t *qw = calloc(h, 8), *pw = calloc(h, 8), *sw = calloc(h, 8), *xw = calloc(h, 8),
+                 *sc = calloc(2 * h + 8, 8);
+        operand_c(a, h, it % 4);
+        operand_c(b, h, (it / 4) % 3 == 2 ? 1 : 0); /* p: random or all ones */
+        if (it % 17 == 0)
+            mpz_set_ui(a, 0);
+        to_words(qw, h, a);
+        to_words(pw, h, b);
+        mpz_mul(want, a, b);
+        mpz_set_ui(mod, 0);
+        mpz_setbit(mod, 64 * h);
+        mpz_tdiv_r_2exp(r, want, 64 * h);
+        mpz_sub(r, mod, r);
+        mpz_tdiv_r_2exp(r, r, 64 * h); /* -q p mod beta^h */
+        to_words(sw, h, r);
+        uint64_t c = mns_mpart_mulhi_known(xw, qw, pw, h, sw, sc, fast);
+        int cwant = mpz_sgn(r) != 0;
+        from_words(r, xw, h);
+        mpz_tdiv_q_2exp(want, want, 64 * h);
+        MT_CHECK(mpz_cmp(r, want) == 0 && (int)c == cwant, "mulhi_known h=%zu fast=%d", h, fast);
+        free(qw);
+        free(pw);
+        free(sw);
+        free(xw);
+        free(sc);
     }
     mpz_clears(a, b, r, want, mod, NULL);
 }
