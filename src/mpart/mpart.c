@@ -3,6 +3,7 @@
  * the cheap operations. See mpart.h for the arithmetic and
  * include/mns_mpart.h for what a user may rely on. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,16 @@ typedef struct mp_run {
     mns_mpart_pool *pool; /* NULL: no barrier to keep */
 } mp_run;
 
+/* The hand-over between MP_T_HISIDE (split) and MP_T_HILO, in one cache line
+ * of the execution's block. call: the number of the current call (set by the
+ * caller before it starts the workers); qhi_ready = call once Q_hi is in the
+ * Q area; tx_claim: MP_T_HILO runs where an exchange first puts call there;
+ * pair: two increments a call (one after each of the two halves), the one
+ * that finds an odd count is the second and settles the borrow between them. */
+struct mp_sync {
+    _Atomic uint64_t call, qhi_ready, tx_claim, pair;
+};
+
 /* per worker: acc (K words), d (K signed counts), e (the settled carry, one
  * cache line), then the task scratch */
 static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size_t *qarea)
@@ -88,7 +99,7 @@ static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size
     size_t qa = c->mul.qarea > c->sqr.qarea ? c->mul.qarea : c->sqr.qarea;
     *per_worker = (2 * c->K + 8 + c->task_scratch + 7) / 8 * 8;
     *qarea = qa;
-    return (size_t)T * *per_worker + qa + mns_mpart_fold_scratch(&c->fold);
+    return (size_t)T * *per_worker + 8 + qa + mns_mpart_fold_scratch(&c->fold);
 }
 
 static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
@@ -99,7 +110,12 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
     ex->block = aligned_alloc(64, (total * sizeof(uint64_t) + 63) / 64 * 64);
     if (!ex->block)
         return 0;
-    ex->qarea = ex->block + (size_t)T * pw;
+    ex->sync = (struct mp_sync *)(ex->block + (size_t)T * pw); /* a line: pw is a multiple of 8 */
+    atomic_init(&ex->sync->call, 0);
+    atomic_init(&ex->sync->qhi_ready, 0);
+    atomic_init(&ex->sync->tx_claim, 0);
+    atomic_init(&ex->sync->pair, 0);
+    ex->qarea = ex->block + (size_t)T * pw + 8;
     ex->fin = ex->qarea + qa;
     return 1;
 }
@@ -156,15 +172,34 @@ static void lo_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *
     mns_mpart_ring_add(acc, d, K, off, x, n);
 }
 
+/* The second of MP_T_HISIDE (split) and MP_T_HILO to get here settles the
+ * borrow between them: R_hi = V - lo2 beta^m + j beta^(n+1), j = [V < lo2
+ * beta^m] = [V div beta^m < lo2], added at the word n + 1 of R. */
+static void hilo_pair(const mp_run *j, int64_t *d, uint64_t *tmp)
+{
+    const mp_scheme *s = j->s;
+    uint64_t old = atomic_fetch_add_explicit(&j->ex->sync->pair, 1, memory_order_acq_rel);
+    if (old & 1) {
+        const uint64_t *qa = j->ex->qarea;
+        uint64_t bw = mpn_sub_n((mp_ptr)tmp, (mp_srcptr)(qa + s->slot_v),
+                                (mp_srcptr)(qa + s->slot_lo2), (mp_size_t)s->hilo_qn);
+        d[ring_off(j->c, j->c->h + j->c->n + 1)] += (int64_t)bw;
+    }
+}
+
 /* The Barrett side in one task (a scheme with one hi group, and it not lo):
  * R = S beta^(w-h) - Q P, which PBR leaves below beta^n + 2P < beta^(n+1), so
- * computed modulo beta^(n+1) only: the low n + 1 words of Q P
- * (mns_mpart_mullo_any), added to the ring at weight h. */
-static void hi_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+ * computed modulo beta^(n+1) only: with P = P' + P'' beta^m, m = n + 1 - qn,
+ * Q P' whole and Q P'' mod beta^qn (the low half product), added to the ring
+ * at weight h. split: the low half product is MP_T_HILO's, and this task
+ * publishes Q and V = S beta^(w-h) - Q P' mod beta^(n+1) for it. */
+static void hi_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr,
+                    int split)
 {
     const mns_mpart_ctx *c = j->c;
     const size_t h = c->h, n = c->n, K = c->K, L = n + 1, sh = g->w - h, qn = g->thi + 1;
-    uint64_t *S = scr, *q = S + g->sz, *v = q + qn, *qp = v + L, *tmp = qp + L;
+    uint64_t *S = scr, *q = split ? j->ex->qarea + g->qhi : S + g->sz, *v = S + g->sz + qn,
+             *qp = v + L, *tmp = qp + L;
     tmp = group_sum(j, g, S, tmp);
     if (g->kara_sub)
         mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
@@ -172,9 +207,44 @@ static void hi_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *
     memset(v, 0, L * sizeof(uint64_t));
     if (sh < L)
         memcpy(v + sh, S, (g->sz < L - sh ? g->sz : L - sh) * sizeof(uint64_t));
-    mns_mpart_mullo_any(qp, L, q, qn, c->p, n, tmp, c->fast_lo);
+    if (!split) {
+        mns_mpart_mullo_any(qp, L, q, qn, c->p, n, tmp, c->fast_lo);
+        mpn_sub_n((mp_ptr)v, (mp_srcptr)v, (mp_srcptr)qp, (mp_size_t)L);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
+        return;
+    }
+    struct mp_sync *sy = j->ex->sync;
+    atomic_store_explicit(&sy->qhi_ready, atomic_load_explicit(&sy->call, memory_order_relaxed),
+                          memory_order_release);
+    const size_t m = j->s->hilo_m;
+    mns_mpart_mul_any(qp, q, qn, c->p, m);
     mpn_sub_n((mp_ptr)v, (mp_srcptr)v, (mp_srcptr)qp, (mp_size_t)L);
     mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
+    memcpy(j->ex->qarea + j->s->slot_v, v + m, qn * sizeof(uint64_t));
+    hilo_pair(j, d, tmp);
+}
+
+/* The low half product of the Barrett side's Q P (see hi_side), on whichever
+ * thread claims it first: if_ready = 1 only if Q_hi is ready (the Montgomery
+ * side's thread), else unconditionally (the Barrett side's own, last). */
+static void hilo(const mp_run *j, int if_ready, uint64_t *acc, int64_t *d, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const mp_scheme *s = j->s;
+    struct mp_sync *sy = j->ex->sync;
+    uint64_t call = atomic_load_explicit(&sy->call, memory_order_relaxed);
+    if (if_ready && atomic_load_explicit(&sy->qhi_ready, memory_order_acquire) != call)
+        return;
+    if (atomic_exchange_explicit(&sy->tx_claim, call, memory_order_acq_rel) == call)
+        return;
+    const size_t qn = s->hilo_qn, m = s->hilo_m, rest = c->n - m;
+    const uint64_t *q = j->ex->qarea + s->groups[s->hi_side].qhi;
+    uint64_t *bh = scr, *lo2 = j->ex->qarea + s->slot_lo2, *tmp = bh + qn;
+    memcpy(bh, c->p + m, rest * sizeof(uint64_t));
+    memset(bh + rest, 0, (qn - rest) * sizeof(uint64_t));
+    mns_mpart_mullo(lo2, q, bh, qn, tmp, c->fast_lo);
+    mns_mpart_ring_sub(acc, d, c->K, ring_off(c, c->h + m), lo2, qn);
+    hilo_pair(j, d, tmp);
 }
 
 static void run_task(const mp_run *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
@@ -223,7 +293,10 @@ static void run_task(const mp_run *j, const mp_task *t, uint64_t *acc, int64_t *
         lo_side(j, &s->groups[t->idx], acc, d, scr);
         break;
     case MP_T_HISIDE:
-        hi_side(j, &s->groups[t->idx], acc, d, scr);
+        hi_side(j, &s->groups[t->idx], acc, d, scr, t->side);
+        break;
+    case MP_T_HILO:
+        hilo(j, !t->side, acc, d, scr);
         break;
     case MP_T_QP: {
         size_t qn = t->side == MP_LO ? s->qlo_words : s->qhi_words;
@@ -311,6 +384,7 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
     mp_job j = {c, &s->pool_plan, a, b};
     if (pthread_mutex_trylock(&c->busy) == 0) {
         TRACE(0);
+        atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
         if (c->pool)
             mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
         else
@@ -324,13 +398,14 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
      * with buffers of its own rather than wait */
     mp_exec ex;
     if (exec_init(&ex, c, 1)) {
-        j.pl = &s->seq_plan;
+        j.pl = &s->seq_plan; /* no MP_T_HILO there */
         run_share(&j, &ex, 0);
         finish(c, &ex, r);
         free(ex.block);
         return;
     }
     pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
+    atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
     if (c->pool)
         mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
     else

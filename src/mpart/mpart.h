@@ -187,8 +187,10 @@ typedef struct mp_group {
  * middle (A_0 + A_1) times the words [pa, pb) of (B_0 + B_1); MP_T_LOSIDE,
  * MP_T_HISIDE: group idx, the only one of its side, with its Q P (section 3.4
  * with one group a side: k = 2 and the bipartite), for schedules that keep a
- * side on one thread. */
-enum { MP_T_PROD, MP_T_GROUP, MP_T_QP, MP_T_KARA, MP_T_LOSIDE, MP_T_HISIDE };
+ * side on one thread; with side = 1 the Barrett side leaves the low half
+ * product of its Q P to MP_T_HILO, which the other side's thread takes if
+ * Q_hi is ready by then (side = 0: try; side = 1: do it unless taken). */
+enum { MP_T_PROD, MP_T_GROUP, MP_T_QP, MP_T_KARA, MP_T_LOSIDE, MP_T_HISIDE, MP_T_HILO };
 enum { MP_LO, MP_HI };
 
 typedef struct mp_task {
@@ -230,6 +232,9 @@ typedef struct mp_scheme {
     /* the group of a side that can run as MP_T_LOSIDE / MP_T_HISIDE, or
      * UINT32_MAX */
     uint32_t lo_side, hi_side;
+    /* MP_T_HILO: words of P below its part (m = n + 1 - qn), its Q's words,
+     * and the Q-area slots of the two values it compares with MP_T_HISIDE */
+    uint32_t hilo_m, hilo_qn, slot_v, slot_lo2;
     mp_plan pool_plan;  /* for the pool's thread count */
     mp_plan seq_plan;   /* one thread: the fallback when the pool is busy */
 } mp_scheme;
@@ -241,6 +246,7 @@ typedef struct mp_exec {
     int T;
     size_t per_worker;
     uint64_t *block;  /* per worker: acc (K), d (K), e (1, padded), scratch */
+    struct mp_sync *sync; /* one cache line: the hand-over of MP_T_HILO (mpart.c) */
     uint64_t *qarea;
     uint64_t *fin;    /* fold scratch */
 } mp_exec;

@@ -151,6 +151,10 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
         ng++;
     }
     s->ngroups = ng;
+    /* two slots of tmax + 2 words for MP_T_HILO */
+    s->slot_v = (uint32_t)qa;
+    s->slot_lo2 = (uint32_t)(qa + tmax + 2);
+    qa += 2 * (tmax + 2);
     s->have_lo = nlo > 0;
     s->have_hi = nhi > 0;
     s->qarea = qa + 1;
@@ -174,6 +178,10 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
             if (!gr->lo)
                 s->hi_side = g;
         }
+    }
+    if (s->hi_side != UINT32_MAX) {
+        s->hilo_qn = s->groups[s->hi_side].thi + 1;
+        s->hilo_m = s->hilo_qn < n + 1 ? (uint32_t)(n + 1 - s->hilo_qn) : 0;
     }
     s->tmax = tmax;
     mpz_sub_ui(bound, bound, 1);
@@ -331,6 +339,13 @@ static double qp_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side, size
     return qn + len > c->K && c->fast_bnm1 ? bnm1_ratio(c->K) * cost : cost;
 }
 
+/* the low half product of the Barrett side's Q P (MP_T_HILO) */
+static double hilo_cost(const mns_mpart_ctx *c, const mp_scheme *s)
+{
+    size_t qn = s->hilo_qn;
+    return (c->fast_lo ? lo_ratio(qn) : 1.0) * cm(qn, qn) + TASK_UNITS;
+}
+
 /* a one-task side: its group, then (lo) the high half of Q P_0 and Q P_1, or
  * (hi) the low n + 1 words of Q P */
 static double side_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side)
@@ -344,7 +359,7 @@ static double side_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side)
     }
     const mp_group *g = &s->groups[s->hi_side];
     size_t qn = g->thi + 1, L = n + 1, m = L > qn ? L - qn : 0;
-    return group_cost(c, s, g) + cm(qn, m) + (c->fast_lo ? lo_ratio(qn) : 1.0) * cm(qn, qn);
+    return group_cost(c, s, g) + cm(qn, m) + hilo_cost(c, s) - TASK_UNITS;
 }
 
 static mp_task task(uint32_t kind, uint32_t side, uint32_t idx, uint32_t pa, uint32_t pb)
@@ -496,12 +511,14 @@ static void b_middle(builder *b, int ph, const item *v, uint32_t m)
 /* Each side on one worker (wlo, whi): its groups in phase 1 and its Q P in
  * phase 2, or the one-task side when the scheme has it. The middle groups are
  * not touched (collect() lists them). */
-static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int wlo, int whi)
+static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int wlo, int whi,
+                    int *split)
 {
     const size_t n = c->n;
     /* a one-task side where the model finds it cheaper than the group and the
      * wrap-around Q P (which wins at FFT sizes) */
     uint32_t lo1 = s->lo_side, hi1 = s->hi_side;
+    *split = 0;
     if (lo1 != UINT32_MAX &&
         side_cost(c, s, MP_LO) >= group_cost(c, s, &s->groups[lo1]) + qp_cost(c, s, MP_LO, n))
         lo1 = UINT32_MAX;
@@ -512,8 +529,13 @@ static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int 
         const mp_group *gr = &s->groups[g];
         if (g == lo1)
             b_add(b, 0, wlo, task(MP_T_LOSIDE, 0, g, 0, 0), side_cost(c, s, MP_LO));
-        else if (g == hi1)
-            b_add(b, 0, whi, task(MP_T_HISIDE, 0, g, 0, 0), side_cost(c, s, MP_HI));
+        else if (g == hi1) {
+            /* on two threads the low half product of its Q P can move to the
+             * Montgomery side's thread (MP_T_HILO) */
+            *split = wlo != whi && s->hilo_m > 0;
+            b_add(b, 0, whi, task(MP_T_HISIDE, (uint32_t)*split, g, 0, 0),
+                  side_cost(c, s, MP_HI) - (*split ? hilo_cost(c, s) : 0));
+        }
         else if (!is_mid(gr))
             b_add(b, 0, gr->hi ? whi : wlo, task(MP_T_GROUP, 0, g, 0, 0), group_cost(c, s, gr));
     }
@@ -530,7 +552,8 @@ static int plan_seq(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s)
     item *v = NULL;
     int ok = b_init(&b, 1, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
-        b_sides(&b, c, s, 0, 0);
+        int split;
+        b_sides(&b, c, s, 0, 0, &split);
         for (uint32_t k = 0; k < m; k++)
             b_add(&b, 0, 0, v[k].t, v[k].cost);
         ok = b_emit(&b, pl, 0, "seq", b_max(&b));
@@ -551,9 +574,16 @@ static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, i
     item *v = NULL;
     int ok = b_init(&b, T, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
-        b_sides(&b, c, s, 0, T > 1 ? 1 : 0);
+        int split;
+        b_sides(&b, c, s, 0, T > 1 ? 1 : 0, &split);
+        /* the low half product of the Barrett side's Q P: tried by thread 0
+         * after its side, done by thread 1 last if still untaken */
+        if (split)
+            b_add(&b, 1, 0, task(MP_T_HILO, 0, s->hi_side, 0, 0), hilo_cost(c, s));
         /* the middle feeds nobody, so it may go to phase 2 of any thread */
         b_middle(&b, 1, v, m);
+        if (split)
+            b_add(&b, 1, 1, task(MP_T_HILO, 1, s->hi_side, 0, 0), 0);
         ok = b_emit(&b, pl, 0, "chain", b_max(&b));
     }
     free(v);
