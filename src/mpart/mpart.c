@@ -154,7 +154,7 @@ static uint64_t *group_sum(const mp_run *j, const mp_group *g, uint64_t *S, uint
  * mu mod beta^h, added to the ring at weight h. With P = P_0 + P_1 beta^h and
  * X = Q P_0, X = -S mod beta^h is known, so only X's high half is computed
  * (mns_mpart_mulhi_known), and Y = S div beta^h + X div beta^h + [S mod
- * beta^h != 0] + Q P_1. */
+ * beta^h != 0] + Q P_1 (the middle two as that function returns them). */
 static void lo_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
@@ -164,10 +164,12 @@ static void lo_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *
     if (g->kara_sub)
         mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
     mns_mpart_pmr_q(q, S, g->sz, c->mu, h, tmp, c->fast_lo);
-    uint64_t cy = mns_mpart_mulhi_known(x, q, c->p, h, S, tmp, c->fast_bnm1);
+    int64_t adj[2];
+    mns_mpart_mulhi_known(x, adj, q, c->p, h, S, tmp, c->fast_bnm1);
     mns_mpart_ring_add(acc, d, K, off, S + h, g->sz - h);
     mns_mpart_ring_add(acc, d, K, off, x, h);
-    d[off] += (int64_t)cy;
+    d[off] += adj[0];
+    d[ring_off(c, 2 * h)] += adj[1];
     mns_mpart_mul_any(x, q, h, c->p + h, n - h);
     mns_mpart_ring_add(acc, d, K, off, x, n);
 }

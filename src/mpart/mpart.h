@@ -81,16 +81,17 @@ size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an
 size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, const uint64_t *b,
                            size_t bn, uint64_t *scratch, int fast);
 
-/* The high half of a product whose low half is known: x (h words) <- (q p)
- * div beta^h for q, p of h words, given s (h words) with q p = -s mod
- * beta^h (a Montgomery quotient's defining property); returns [s != 0], the
- * carry of s + (q p mod beta^h) into word h. By the wrap-around product
- * modulo beta^h - 1 when fast, h is even and h >= MNS_MPART_MULHI_BNM1_MIN
- * (about 0.6 of the full product from 20 words on), else by the full
- * product. scratch: 2 h + 8 words. */
+/* The high half of a product whose low half is known: for q, p of h words
+ * and s (h words) with q p = -s mod beta^h (a Montgomery quotient's defining
+ * property), X_hi + [s != 0] = x + adj[0] + adj[1] beta^h, where X_hi = (q p)
+ * div beta^h and [s != 0] is the carry of s + (q p mod beta^h) into word h
+ * (x: h words, adj[] small and signed, for the caller's carry counts). By the
+ * wrap-around product modulo beta^h - 1 when fast, h is even and h >=
+ * MNS_MPART_MULHI_BNM1_MIN (about 0.6 of the full product from 20 words on),
+ * else by the full product. scratch: 2 h + 8 words. */
 #define MNS_MPART_MULHI_BNM1_MIN 20
-uint64_t mns_mpart_mulhi_known(uint64_t *x, const uint64_t *q, const uint64_t *p, size_t h,
-                               const uint64_t *s, uint64_t *scratch, int fast);
+void mns_mpart_mulhi_known(uint64_t *x, int64_t adj[2], const uint64_t *q, const uint64_t *p,
+                           size_t h, const uint64_t *s, uint64_t *scratch, int fast);
 
 /* ---- PMR, PBR and the final reduction (reduce.c) ------------------------- */
 

@@ -143,8 +143,8 @@ size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, 
     return L;
 }
 
-uint64_t mns_mpart_mulhi_known(uint64_t *x, const uint64_t *q, const uint64_t *p, size_t h,
-                               const uint64_t *s, uint64_t *scratch, int fast)
+void mns_mpart_mulhi_known(uint64_t *x, int64_t adj[2], const uint64_t *q, const uint64_t *p,
+                           size_t h, const uint64_t *s, uint64_t *scratch, int fast)
 {
     uint64_t any = 0;
     for (size_t i = 0; i < h; i++)
@@ -153,25 +153,23 @@ uint64_t mns_mpart_mulhi_known(uint64_t *x, const uint64_t *q, const uint64_t *p
     if (!(fast && h % 2 == 0 && h >= MNS_MPART_MULHI_BNM1_MIN)) {
         mpn_mul_n((mp_ptr)scratch, (mp_srcptr)q, (mp_srcptr)p, (mp_size_t)h);
         memcpy(x, scratch + h, h * sizeof(uint64_t));
-        return c;
+        adj[0] = (int64_t)c;
+        adj[1] = 0;
+        return;
     }
-    /* X = q p_0 = X_hi beta^h + X_lo with X_lo = -s mod beta^h = c - s mod
+    /* X = q p = X_hi beta^h + X_lo with X_lo = -s mod beta^h = c - s mod
      * (beta^h - 1), and X_hi <= beta^h - 2. Z = X mod (beta^h - 1) by the
-     * wrap-around product; X_hi = Z + s - c mod (beta^h - 1). T = Z + s with
-     * carry c1 (T + c1 is the sum): if c = 1 and c1 = 1, X_hi = T (<= beta^h -
-     * 2); if c = 1 and c1 = 0, X_hi = T - 1 (T >= s >= 1); if c = 0 (s = 0),
-     * X_hi = T = Z, where beta^h - 1 stands for 0. */
+     * wrap-around product, so X_hi = Z + s - c mod (beta^h - 1). Let T = Z + s
+     * mod beta^h with carry c1, and D = T + c1 beta^h - c, in [0, 2 beta^h -
+     * 3] (s >= 1 when c = 1): X_hi = D - j (beta^h - 1) with j = [D >= beta^h -
+     * 1], i.e. j = 1 when c1 = 1, and when c1 = 0 only if T is all ones and c =
+     * 0. So X_hi + c = T + j + (c1 - j) beta^h: x = T, no pass to propagate. */
     mns_mpart_mulmod_bnm1(x, h, q, h, p, h, scratch, fast);
     uint64_t c1 = mpn_add_n((mp_ptr)x, (mp_srcptr)x, (mp_srcptr)s, (mp_size_t)h);
-    uint64_t borrow = c & ~c1 & 1, all = ~(uint64_t)0;
-    for (size_t i = 0; i < h; i++) {
-        uint64_t v = x[i];
-        x[i] = v - borrow;
-        borrow &= mns_ct_mask_eq(v, 0) & 1;
-        all &= x[i];
-    }
-    uint64_t keep = ~mns_ct_mask_eq(all, ~(uint64_t)0);
+    uint64_t all = ~(uint64_t)0;
     for (size_t i = 0; i < h; i++)
-        x[i] &= keep;
-    return c;
+        all &= x[i];
+    uint64_t j = c1 | (mns_ct_mask_eq(all, ~(uint64_t)0) & ~mns_ct_mask_bit(c) & 1);
+    adj[0] = (int64_t)j;
+    adj[1] = (int64_t)c1 - (int64_t)j;
 }
