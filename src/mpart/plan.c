@@ -18,6 +18,14 @@
  * 1000 ticks, a task about 150 (the calls, its additions into the ring). */
 #define BARRIER_UNITS 400.0
 #define TASK_UNITS 60.0
+/* A worker starts its share 640-880 ticks after the caller starts its own
+ * (the job's line reaching a spinning worker, measured at 8192 bits on a
+ * quiet machine): without a barrier it finishes that much later. */
+#define START_UNITS 300.0
+/* The hand-over of MP_T_HILO: Q_hi and a borrow's operands cross between the
+ * cores, and an atomic on a shared line each side (measured: the Barrett
+ * side 10300 ticks when split on two threads, 9330 alone). */
+#define HANDOVER_UNITS 150.0
 
 static double cm(size_t a, size_t b)
 {
@@ -35,7 +43,7 @@ static double cm(size_t a, size_t b)
  * against the full n x n/2 product, measured on this machine (docs/mpart.md) */
 static double lo_ratio(size_t t)
 {
-    return t < 64 ? 0.55 : t < 128 ? 0.65 : t < 384 ? 0.77 : 0.88;
+    return t < 48 ? 0.6 : t < 64 ? 0.64 : t < 192 ? 0.77 : t < 400 ? 0.86 : 0.9;
 }
 
 static double bnm1_ratio(size_t K) { return K < 1500 ? 0.95 : 0.95 * pow(1500.0 / (double)K, 0.35); }
@@ -344,7 +352,8 @@ static double qp_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side, size
     return qn + len > c->K && c->fast_bnm1 ? bnm1_ratio(c->K) * cost : cost;
 }
 
-/* the low half product of the Barrett side's Q P (MP_T_HILO) */
+/* the low half product of the Barrett side's Q P (MP_T_HILO), done where it
+ * is not the Barrett side's own (hilo_cost + HANDOVER_UNITS then) */
 static double hilo_cost(const mns_mpart_ctx *c, const mp_scheme *s)
 {
     size_t qn = s->hilo_qn;
@@ -517,7 +526,7 @@ static void b_middle(builder *b, int ph, const item *v, uint32_t m)
  * phase 2, or the one-task side when the scheme has it. The middle groups are
  * not touched (collect() lists them). */
 static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int wlo, int whi,
-                    int *split)
+                    int may_split, int *split)
 {
     const size_t n = c->n;
     /* a one-task side where the model finds it cheaper than the group and the
@@ -537,9 +546,9 @@ static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int 
         else if (g == hi1) {
             /* on two threads the low half product of its Q P can move to the
              * Montgomery side's thread (MP_T_HILO) */
-            *split = wlo != whi && s->hilo_m > 0;
+            *split = may_split && wlo != whi && s->hilo_m > 0;
             b_add(b, 0, whi, task(MP_T_HISIDE, (uint32_t)*split, g, 0, 0),
-                  side_cost(c, s, MP_HI) - (*split ? hilo_cost(c, s) : 0));
+                  side_cost(c, s, MP_HI) - (*split ? hilo_cost(c, s) - HANDOVER_UNITS : 0));
         }
         else if (!is_mid(gr))
             b_add(b, 0, gr->hi ? whi : wlo, task(MP_T_GROUP, 0, g, 0, 0), group_cost(c, s, gr));
@@ -558,7 +567,7 @@ static int plan_seq(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s)
     int ok = b_init(&b, 1, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
         int split;
-        b_sides(&b, c, s, 0, 0, &split);
+        b_sides(&b, c, s, 0, 0, 0, &split);
         for (uint32_t k = 0; k < m; k++)
             b_add(&b, 0, 0, v[k].t, v[k].cost);
         ok = b_emit(&b, pl, 0, "seq", b_max(&b));
@@ -568,26 +577,26 @@ static int plan_seq(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s)
     return ok;
 }
 
-/* One thread per side, no barrier: valid when no group is both lo and hi. */
-static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T)
+/* One thread per side, no barrier: valid when no group is both lo and hi.
+ * may_split: the Barrett side may leave its low half product (MP_T_HILO) to
+ * thread 0. */
+static int plan_chain_one(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T,
+                          int may_split)
 {
-    for (uint32_t g = 0; g < s->ngroups; g++)
-        if (s->groups[g].lo && s->groups[g].hi)
-            return -1;
     builder b;
     uint32_t m = 0;
     item *v = NULL;
     int ok = b_init(&b, T, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
+        for (int w = 1; w < T; w++)
+            b.load[w] = START_UNITS;
         int split;
-        b_sides(&b, c, s, 0, T > 1 ? 1 : 0, &split);
+        b_sides(&b, c, s, 0, T > 1 ? 1 : 0, may_split, &split);
         /* the low half product of the Barrett side's Q P: tried by thread 0
-         * after its side, done by thread 1 last if still untaken. (Leaving it
-         * to thread 1 and cutting the middle instead measured worse at 8192
-         * bits, 13300 against 12850 ticks on the busier thread, and about
-         * level at 65536.) */
+         * after its side, done by thread 1 last if still untaken */
         if (split)
-            b_add(&b, 1, 0, task(MP_T_HILO, 0, s->hi_side, 0, 0), hilo_cost(c, s));
+            b_add(&b, 1, 0, task(MP_T_HILO, 0, s->hi_side, 0, 0),
+                  hilo_cost(c, s) + HANDOVER_UNITS);
         /* the middle feeds nobody, so it may go to phase 2 of any thread */
         b_middle(&b, 1, v, m);
         if (split)
@@ -597,6 +606,35 @@ static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, i
     free(v);
     b_free(&b);
     return ok;
+}
+
+/* The chain schedule, with the Barrett side's low half product moved to
+ * thread 0 or kept, whichever the model finds shorter. (Measured at 8192
+ * bits on a quiet machine, medians of 1500-3000 calls, several windows:
+ * kept, Barrett side whole, the Karatsuba middle cut 53/12 words (what the
+ * model picks): 16180-16790 ticks; kept but still handed over, middle cut
+ * 57/8: 16550-17130; moved, middle whole on thread 1: 17070-17560. At 16384
+ * bits the model moves it, and that measured level with or better than the
+ * alternatives.) */
+static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T)
+{
+    for (uint32_t g = 0; g < s->ngroups; g++)
+        if (s->groups[g].lo && s->groups[g].hi)
+            return -1;
+    if (!plan_chain_one(pl, c, s, T, 0))
+        return 0;
+    mp_plan alt;
+    memset(&alt, 0, sizeof alt);
+    if (!plan_chain_one(&alt, c, s, T, 1)) {
+        mns_mpart_plan_free(pl);
+        return 0;
+    }
+    if (alt.est < pl->est) {
+        mns_mpart_plan_free(pl);
+        *pl = alt;
+    } else
+        mns_mpart_plan_free(&alt);
+    return 1;
 }
 
 /* Phase 1 by longest task first, one barrier, then Q_lo P and Q_hi P in T
