@@ -8,7 +8,12 @@
  * reduction (PBR, Algorithm 2), the middle weights are not reduced at all;
  * the Q-values of each side are summed (section 3.4) and multiplied by P
  * once, in pieces of P on several threads. The tasks are spread over a thread
- * pool by the schedules of section 4.
+ * pool by the schedules of section 4. Only the parts of products that matter
+ * are computed where GMP offers it (its internal mpn_mullo_n and
+ * mpn_mulmod_bnm1, checked at configure time; portable full products
+ * otherwise and under MNS_CPU=generic), the threads add into accumulators
+ * modulo beta^K - 1, and for k = 2 the middle products are one Karatsuba
+ * product (docs/mpart.md).
  *
  * Backends (mns_field_new specs), any odd modulus p >= 3 of any size:
  *
@@ -26,7 +31,8 @@
  *   "mpart-mont[:threads=T]", "mpart-barrett[:threads=T]"
  *       the paper's parallel baselines: Montgomery and Barrett whose three
  *       integer products are each cut over the same pool (three fork-joins).
- * mns_field_describe() reports the k, thread count and schedule in use.
+ * mns_field_describe() reports the k, thread count and schedule in use, and
+ * whether the short products are GMP's (lo=mullo qp=bnm1) or full ones.
  *
  * Representation (mpart, bipartite): radix beta = 2^64, n = words of p,
  * h = ceil(n / 2). An element x is stored as the n-word integer
@@ -40,7 +46,8 @@
  * before its one conditional subtraction, PBR < beta^(m-t) + 2 beta^(m-n-t) P
  * before its two (Theorem 2) — and the sum of all parts R = A B beta^-h + (a
  * multiple of p) is bounded exactly at context creation (it fits n + 1 words
- * for every k), then reduced to [0, p) by a last Barrett step on bits.
+ * for every k, and R < beta^(K-1) identifies it among its residues modulo
+ * beta^K - 1), then reduced to [0, p) by a last Barrett step on bits.
  *
  * Threads and sharing. Each context owns a pool of T - 1 threads, created
  * with it and joined by mns_field_free; between calls they spin for about
@@ -48,9 +55,10 @@
  * costs no CPU; a worker that has not started its share when the caller has
  * finished its own (asleep, or descheduled on a loaded machine) has that
  * share done by the caller, so a call is never slower than one thread plus
- * the hand-off; a call allocates nothing and creates no thread, and has at most one
- * barrier (the "lpt" and table schedules; "chain" has none) plus the final
- * join. A context may be used by several threads at once: the pool serves
+ * the hand-off; a call allocates nothing and creates no thread (GMP's own
+ * temporaries aside), and has at most one barrier (the "lpt" and table
+ * schedules; "chain" has none, its one hand-over is claimed, never waited
+ * for) plus the final join. A context may be used by several threads at once: the pool serves
  * one call at a time (a mutex, taken with trylock); a call that finds it
  * busy computes the whole product on its own thread with buffers it
  * allocates for that call (if that allocation fails it waits for the pool).

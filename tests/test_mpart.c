@@ -85,7 +85,7 @@ static void test_pmr_pbr(void)
                         to_words(cw, m, c);
                         int subs = -1;
                         /* PMR: R = C beta^-t mod P, 0 <= R < beta^(m-t) */
-                        mns_mpart_pmr(rw, cw, m, pw, n, mu, t_, s, &subs);
+                        mns_mpart_pmr(rw, cw, m, pw, n, mu, t_, s, kind & 1, &subs);
                         from_words(r, rw, m - t_);
                         mpz_invert(t, mod, p);
                         mpz_mul(want, c, t);
@@ -166,19 +166,13 @@ static void test_fold(void)
 {
     mpz_t p, x, r, t;
     mpz_inits(p, x, r, t, NULL);
-    for (int it = 0; it < 400; it++) {
+    for (int it = 0; it < 1000; it++) {
         size_t n = 1 + mt_below(20), e = 1 + mt_below(2);
-        mt_modulus(p, 64 * (n - 1) + 2 + mt_below(62), (mt_mod_kind)(it % MT_MOD_KINDS));
+        mt_modulus(p, 64 * (n - 1) + 2 + mt_below(63), (mt_mod_kind)(it % MT_MOD_KINDS));
         if (mpz_size(p) != n || mpz_cmp_ui(p, 3) < 0)
             continue;
-        mns_mpart_fold fd = {.n = n, .F = n + e, .bits = mpz_sizeinbase(p, 2)};
-        fd.q1n = fd.F - (fd.bits - 1) / 64;
-        fd.mun = (64 * fd.F - fd.bits + 2 + 63) / 64;
-        fd.fmu = calloc(fd.mun, 8);
-        mpz_set_ui(t, 0);
-        mpz_setbit(t, 64 * fd.F + 1);
-        mpz_fdiv_q(t, t, p);
-        to_words(fd.fmu, fd.mun, t);
+        mns_mpart_fold fd;
+        MT_CHECK(mns_mpart_fold_init(&fd, p, n + e), "fold init");
         uint64_t *pw = calloc(n, 8), *xw = calloc(fd.F, 8), *rw = calloc(n, 8),
                  *s = calloc(mns_mpart_fold_scratch(&fd), 8);
         to_words(pw, n, p);
@@ -188,13 +182,195 @@ static void test_fold(void)
         from_words(r, rw, n);
         mpz_mod(t, x, p);
         MT_CHECK(mpz_cmp(r, t) == 0, "fold n=%zu F=%zu bits=%zu", n, fd.F, fd.bits);
-        free(fd.fmu);
+        mns_mpart_fold_clear(&fd);
         free(pw);
         free(xw);
         free(rw);
         free(s);
     }
     mpz_clears(p, x, r, t, NULL);
+}
+
+/* The products that compute only a part (mpn_ext.c), on both paths (GMP's
+ * internal functions when configured, and the portable twins), against mpz:
+ * mullo, the wrap-around product modulo beta^K - 1 (0 may come out as
+ * beta^K - 1), and the PMR quotient with S shorter than t. */
+static void test_short_products(void)
+{
+    mpz_t a, b, r, want, mod;
+    mpz_inits(a, b, r, want, mod, NULL);
+    printf("  GMP's mpn_mullo_n: %s, mpn_mulmod_bnm1: %s\n",
+           mns_mpart_have_mullo() ? "used" : "not found", mns_mpart_have_bnm1() ? "used" : "not found");
+    for (int it = 0; it < 600; it++) {
+        int fast = it & 1;
+        size_t K = mns_mpart_bnm1_size(1 + mt_below(it < 500 ? 200 : 1200), fast);
+        size_t an = 1 + mt_below(K), bn = 1 + mt_below(K);
+        uint64_t *aw = calloc(K, 8), *bw = calloc(K, 8), *rw = calloc(2 * K, 8),
+                 *tp = calloc(mns_mpart_bnm1_scratch(K) + 3 * K, 8);
+        operand_c(a, an, it % 4);
+        operand_c(b, bn, (it / 4) % 4);
+        to_words(aw, an, a);
+        to_words(bw, bn, b);
+        size_t rn = mns_mpart_mulmod_bnm1(rw, K, aw, an, bw, bn, tp, fast);
+        from_words(r, rw, rn);
+        mpz_mul(want, a, b);
+        mpz_set_ui(mod, 0);
+        mpz_setbit(mod, 64 * K);
+        mpz_sub_ui(mod, mod, 1);
+        int ok;
+        if (an + bn <= K)
+            ok = rn == an + bn && mpz_cmp(r, want) == 0;
+        else {
+            mpz_sub(r, r, want);
+            ok = rn == K && mpz_divisible_p(r, mod);
+        }
+        MT_CHECK(ok, "mulmod_bnm1 K=%zu an=%zu bn=%zu fast=%d", K, an, bn, fast);
+        /* mullo on the first min(an, bn) words */
+        size_t ln = an < bn ? an : bn;
+        mns_mpart_mullo(rw, aw, bw, ln, tp, fast);
+        from_words(r, rw, ln);
+        mpz_tdiv_r_2exp(a, a, 64 * ln);
+        mpz_tdiv_r_2exp(b, b, 64 * ln);
+        mpz_mul(want, a, b);
+        mpz_tdiv_r_2exp(want, want, 64 * ln);
+        MT_CHECK(mpz_cmp(r, want) == 0, "mullo n=%zu fast=%d", ln, fast);
+        /* PMR quotient: s of sn words (possibly < t), mu of t words */
+        size_t t = ln, sn = 1 + mt_below(t + 2);
+        if (sn > K)
+            sn = K;
+        mns_mpart_pmr_q(rw, aw, sn, bw, t, tp, fast);
+        from_words(r, rw, t);
+        from_words(a, aw, sn < t ? sn : t);
+        from_words(b, bw, t);
+        mpz_mul(want, a, b);
+        mpz_tdiv_r_2exp(want, want, 64 * t);
+        MT_CHECK(mpz_cmp(r, want) == 0, "pmr_q sn=%zu t=%zu fast=%d", sn, t, fast);
+        /* low L words of a b for any an, bn <= L */
+        size_t L = (an > bn ? an : bn) + mt_below(K);
+        uint64_t *lw = calloc(L, 8), *ls = calloc(4 * L + 8, 8);
+        from_words(a, aw, an);
+        from_words(b, bw, bn);
+        mns_mpart_mullo_any(lw, L, aw, an, bw, bn, ls, fast);
+        from_words(r, lw, L);
+        mpz_mul(want, a, b);
+        mpz_tdiv_r_2exp(want, want, 64 * L);
+        MT_CHECK(mpz_cmp(r, want) == 0, "mullo_any L=%zu an=%zu bn=%zu fast=%d", L, an, bn, fast);
+        free(lw);
+        free(ls);
+        free(aw);
+        free(bw);
+        free(rw);
+        free(tp);
+    }
+    /* the high half of q p from the known low half: s = -q p mod beta^h */
+    for (int it = 0; it < 600; it++) {
+        int fast = it & 1;
+        size_t h = 1 + mt_below(it < 500 ? 100 : 700);
+        uint64_t *qw = calloc(h, 8), *pw = calloc(h, 8), *sw = calloc(h, 8), *xw = calloc(h, 8),
+                 *sc = calloc(2 * h + 8, 8);
+        operand_c(a, h, it % 4);
+        operand_c(b, h, (it / 4) % 3 == 2 ? 1 : 0); /* p: random or all ones */
+        if (it % 17 == 0)
+            mpz_set_ui(a, 0);
+        to_words(qw, h, a);
+        to_words(pw, h, b);
+        mpz_mul(want, a, b);
+        mpz_set_ui(mod, 0);
+        mpz_setbit(mod, 64 * h);
+        mpz_tdiv_r_2exp(r, want, 64 * h);
+        mpz_sub(r, mod, r);
+        mpz_tdiv_r_2exp(r, r, 64 * h); /* -q p mod beta^h */
+        to_words(sw, h, r);
+        int64_t adj[2];
+        mns_mpart_mulhi_known(xw, adj, qw, pw, h, sw, sc, fast);
+        int cwant = mpz_sgn(r) != 0;
+        /* x + adj[0] + adj[1] beta^h = (q p) div beta^h + [s != 0] */
+        from_words(r, xw, h);
+        if (adj[0] >= 0)
+            mpz_add_ui(r, r, (unsigned long)adj[0]);
+        else
+            mpz_sub_ui(r, r, (unsigned long)-adj[0]);
+        mpz_set_si(mod, adj[1]);
+        mpz_mul_2exp(mod, mod, 64 * h);
+        mpz_add(r, r, mod);
+        mpz_tdiv_q_2exp(want, want, 64 * h);
+        mpz_add_ui(want, want, (unsigned long)cwant);
+        MT_CHECK(mpz_cmp(r, want) == 0, "mulhi_known h=%zu fast=%d", h, fast);
+        free(qw);
+        free(pw);
+        free(sw);
+        free(xw);
+        free(sc);
+    }
+    mpz_clears(a, b, r, want, mod, NULL);
+}
+
+/* The ring accumulators (modulo beta^K - 1), as the execution uses them:
+ * terms added and subtracted at any offset by two "workers", each settled,
+ * then summed and finished; the total is made congruent to a chosen R <
+ * beta^(K-1) by a last term, and R must come out exactly (0 and the largest
+ * R included). */
+static void test_ring(void)
+{
+    mpz_t R, v, x, mod, got;
+    mpz_inits(R, v, x, mod, got, NULL);
+    for (int it = 0; it < 400; it++) {
+        size_t K = 2 + mt_below(it < 300 ? 20 : 300);
+        mpz_set_ui(mod, 0);
+        mpz_setbit(mod, 64 * K);
+        mpz_sub_ui(mod, mod, 1);
+        if (it % 5 == 0)
+            mpz_set_ui(R, 0);
+        else if (it % 5 == 1) {
+            mpz_set_ui(R, 0);
+            mpz_setbit(R, 64 * (K - 1));
+            mpz_sub_ui(R, R, 1);
+        } else
+            mpz_urandomb(R, mt_rand, 64 * (K - 1));
+        uint64_t *acc[2], *xw = calloc(3 * K, 8);
+        int64_t *d[2], e[2];
+        for (int w = 0; w < 2; w++) {
+            acc[w] = calloc(K, 8);
+            d[w] = calloc(K, 8);
+        }
+        mpz_set_ui(v, 0);
+        int terms = 1 + (int)mt_below(12);
+        for (int k = 0; k <= terms; k++) {
+            size_t xn = 1 + mt_below(k == terms ? K : 3 * K), off = mt_below(K);
+            int sub = k < terms && mt_below(2), w = (int)mt_below(2);
+            if (k == terms) {
+                /* the last term brings the sum to R modulo beta^K - 1 */
+                mpz_sub(x, R, v);
+                mpz_mod(x, x, mod);
+                off = 0;
+                xn = K;
+            } else
+                operand_c(x, xn, (int)mt_below(4));
+            to_words(xw, xn, x);
+            if (sub)
+                mns_mpart_ring_sub(acc[w], d[w], K, off, xw, xn);
+            else
+                mns_mpart_ring_add(acc[w], d[w], K, off, xw, xn);
+            mpz_mul_2exp(x, x, 64 * off);
+            if (sub)
+                mpz_sub(v, v, x);
+            else
+                mpz_add(v, v, x);
+        }
+        int64_t tot = 0;
+        for (int w = 0; w < 2; w++)
+            tot += e[w] = mns_mpart_ring_settle(acc[w], d[w], K);
+        tot += (int64_t)mpn_add_n((mp_ptr)acc[0], (mp_srcptr)acc[0], (mp_srcptr)acc[1], (mp_size_t)K);
+        mns_mpart_ring_finish(acc[0], K, tot);
+        from_words(got, acc[0], K);
+        MT_CHECK(mpz_cmp(got, R) == 0, "ring K=%zu terms=%d", K, terms);
+        for (int w = 0; w < 2; w++) {
+            free(acc[w]);
+            free(d[w]);
+        }
+        free(xw);
+    }
+    mpz_clears(R, v, x, mod, got, NULL);
 }
 
 /* two user threads hammering one context: results must match GMP (the
@@ -303,7 +479,7 @@ static void test_pool(void)
                 struct timespec ts = {0, 3000000}; /* 3 ms: the workers park */
                 nanosleep(&ts, NULL);
             }
-            mns_mpart_pool_run(pool, probe_share, &pr, !pr.barrier);
+            mns_mpart_pool_run(pool, probe_share, &pr, sizeof pr, !pr.barrier);
             for (int w = 0; w < T; w++)
                 MT_CHECK(atomic_load(&pr.runs[w]) == 1, "pool T=%d job %d: share %d ran %d times",
                          T, job, w, atomic_load(&pr.runs[w]));
@@ -337,6 +513,8 @@ int main(void)
     test_pmr_pbr();
     test_pbr_q_bound();
     test_fold();
+    test_short_products();
+    test_ring();
     test_pool();
     test_bad_options();
 

@@ -77,11 +77,7 @@ static void piece(void *arg, int w)
         return;
     uint64_t *slot = j->ex->slots + (size_t)w * slot_words(j->ex->n);
     const uint64_t *y = j->y + pa;
-    size_t yl = pb - pa;
-    if (j->xn >= yl)
-        mpn_mul((mp_ptr)slot, (mp_srcptr)j->x, (mp_size_t)j->xn, (mp_srcptr)y, (mp_size_t)yl);
-    else
-        mpn_mul((mp_ptr)slot, (mp_srcptr)y, (mp_size_t)yl, (mp_srcptr)j->x, (mp_size_t)j->xn);
+    mns_mpart_mul_any(slot, j->x, j->xn, y, pb - pa);
 }
 
 /* z (zn words) <- x y mod beta^zn, y cut in T pieces */
@@ -90,7 +86,7 @@ static void pmul(base_ctx *c, base_exec *ex, uint64_t *z, size_t zn, const uint6
 {
     base_job j = {x, y, xn, yn, ex};
     if (ex->T > 1)
-        mns_mpart_pool_run(c->pool, piece, &j, 1);
+        mns_mpart_pool_run(c->pool, piece, &j, sizeof j, 1);
     else
         piece(&j, 0);
     memset(z, 0, (zn + 1) * sizeof(uint64_t));
@@ -168,12 +164,7 @@ static void base_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint
 {
     const base_ctx *c = ctx;
     uint64_t bw = mpn_sub_n((mp_ptr)r, (mp_srcptr)a, (mp_srcptr)b, (mp_size_t)c->n);
-    uint64_t mask = mns_ct_mask_bit(bw), carry = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        u128 s = (u128)r[i] + (c->p[i] & mask) + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
+    mpn_cnd_add_n(bw, (mp_ptr)r, (mp_srcptr)r, (mp_srcptr)c->p, (mp_size_t)c->n);
 }
 
 static void base_reduce(const void *ctx, uint64_t *r, const uint64_t *a)

@@ -3,16 +3,34 @@
  * the cheap operations. See mpart.h for the arithmetic and
  * include/mns_mpart.h for what a user may rely on. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/cpu.h"
 #include "core/ct.h"
 #include "core/error.h"
 #include "mpart/mpart.h"
 
 typedef unsigned __int128 u128;
+
+/* Per-phase time stamps for studying the schedules (built with
+ * -DMNS_MPART_TRACE only; one context at a time): [0] call, [1] all shares
+ * done, [2] accumulators summed, [3] result; [4 + 2w], [5 + 2w] share w. */
+#ifdef MNS_MPART_TRACE
+#include <x86intrin.h>
+uint64_t mns_mpart_trace[4 + 2 * 64];
+uint64_t mns_mpart_trace_task[64][32]; /* ticks of task k of share w, in plan order */
+#define TRACE(i) (mns_mpart_trace[i] = __rdtsc())
+#define TRACE_TASK(w, k, t0) (mns_mpart_trace_task[w][(k) & 31] = __rdtsc() - (t0))
+#define TRACE_NOW() __rdtsc()
+#else
+#define TRACE(i) ((void)0)
+#define TRACE_TASK(w, k, t0) ((void)(t0))
+#define TRACE_NOW() 0
+#endif
 
 static void export_words(uint64_t *r, size_t n, const mpz_t a)
 {
@@ -38,145 +56,342 @@ static void product(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b
 {
     if (square && a == b && an == bn)
         mpn_sqr((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an);
-    else if (an >= bn)
-        mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
     else
-        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
+        mns_mpart_mul_any(r, a, an, b, bn);
 }
 
 /* ---- execution ------------------------------------------------------------ */
 
+/* What a call hands to the workers: 32 bytes, which travel in the pool's own
+ * cache line with the job's generation (pool.c), so a worker's first miss
+ * brings it all. */
 typedef struct mp_job {
+    const mns_mpart_ctx *c;
+    const mp_plan *pl; /* the pool's or the one-thread plan of a scheme (pl->s) */
+    const uint64_t *a, *b;
+} mp_job;
+
+/* The same, unfolded for one share. */
+typedef struct mp_run {
     const mns_mpart_ctx *c;
     const mp_scheme *s;
     const mp_plan *pl;
     mp_exec *ex;
     const uint64_t *a, *b;
     int square;
-    mns_mpart_pool *pool;
-} mp_job;
+    mns_mpart_pool *pool; /* NULL: no barrier to keep */
+} mp_run;
 
+/* The hand-over between MP_T_HISIDE (split) and MP_T_HILO, in one cache line
+ * of the execution's block. call: the number of the current call (set by the
+ * caller before it starts the workers); qhi_ready = call once Q_hi is in the
+ * Q area; tx_claim: MP_T_HILO runs where an exchange first puts call there;
+ * pair: two increments a call (one after each of the two halves), the one
+ * that finds an odd count is the second and settles the borrow between them. */
+struct mp_sync {
+    _Atomic uint64_t call, qhi_ready, tx_claim, pair;
+};
+
+/* per worker: acc (K words), d (K signed counts), e (the settled carry, one
+ * cache line), then the task scratch */
 static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size_t *qarea)
 {
-    size_t scratch = c->mul.scratch > c->sqr.scratch ? c->mul.scratch : c->sqr.scratch;
     size_t qa = c->mul.qarea > c->sqr.qarea ? c->mul.qarea : c->sqr.qarea;
-    *per_worker = 3 * (c->W + 1) + scratch + 8;
+    *per_worker = (2 * c->K + 8 + c->task_scratch + 7) / 8 * 8;
     *qarea = qa;
-    return (size_t)T * *per_worker + qa + mns_mpart_fold_scratch(&c->fold);
+    return (size_t)T * *per_worker + 8 + qa + mns_mpart_fold_scratch(&c->fold);
 }
 
 static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
 {
     size_t pw, qa, total = exec_words(c, T, &pw, &qa);
     ex->T = T;
-    ex->W = c->W;
     ex->per_worker = pw;
     ex->block = aligned_alloc(64, (total * sizeof(uint64_t) + 63) / 64 * 64);
     if (!ex->block)
         return 0;
-    ex->qarea = ex->block + (size_t)T * pw;
+    ex->sync = (struct mp_sync *)(ex->block + (size_t)T * pw); /* a line: pw is a multiple of 8 */
+    atomic_init(&ex->sync->call, 0);
+    atomic_init(&ex->sync->qhi_ready, 0);
+    atomic_init(&ex->sync->tx_claim, 0);
+    atomic_init(&ex->sync->pair, 0);
+    ex->qarea = ex->block + (size_t)T * pw + 8;
     ex->fin = ex->qarea + qa;
     return 1;
 }
 
-static void run_task(const mp_job *j, const mp_task *t, uint64_t *acc, uint64_t *cy,
-                     uint64_t *bw, uint64_t *scr)
+/* word of the ring where weight w lands after the division by beta^h */
+static size_t ring_off(const mns_mpart_ctx *c, size_t w) { return (w + c->K - c->h % c->K) % c->K; }
+
+/* S (g->sz words) <- the sum of group g's products; tmp: scratch for one
+ * product. Returns the first word of tmp that is free again. */
+static uint64_t *group_sum(const mp_run *j, const mp_group *g, uint64_t *S, uint64_t *tmp)
+{
+    const mp_scheme *s = j->s;
+    const mp_prod *p0 = &s->prods[g->first];
+    if (g->count == 1 && !p0->twice && g->sz == p0->an + p0->bn) {
+        /* one product: it is the sum */
+        product(S, j->a + p0->aoff, p0->an, j->b + p0->boff, p0->bn, j->square && p0->i == p0->j);
+        return tmp;
+    }
+    size_t maxp = 0;
+    memset(S, 0, g->sz * sizeof(uint64_t));
+    for (uint32_t k = 0; k < g->count; k++) {
+        const mp_prod *p = &s->prods[g->first + k];
+        size_t pn = p->an + p->bn;
+        if (pn > maxp)
+            maxp = pn;
+        product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
+        add_into(S, g->sz, p->w - g->w, tmp, pn);
+        if (p->twice)
+            add_into(S, g->sz, p->w - g->w, tmp, pn);
+    }
+    return tmp + maxp;
+}
+
+/* The Montgomery side in one task (a scheme whose only lo group is at weight
+ * 0 with t = h, section 3.4 with one group): Y = (S + Q P) / beta^h with Q = S
+ * mu mod beta^h, added to the ring at weight h. With P = P_0 + P_1 beta^h and
+ * X = Q P_0, X = -S mod beta^h is known, so only X's high half is computed
+ * (mns_mpart_mulhi_known), and Y = S div beta^h + X div beta^h + [S mod
+ * beta^h != 0] + Q P_1 (the middle two as that function returns them). */
+static void lo_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const size_t h = c->h, n = c->n, K = c->K, off = ring_off(c, h);
+    uint64_t *S = scr, *q = S + g->sz, *x = q + h, *tmp = x + n + 2;
+    tmp = group_sum(j, g, S, tmp);
+    if (g->kara_sub)
+        mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
+    mns_mpart_pmr_q(q, S, g->sz, c->mu, h, tmp, c->fast_lo);
+    int64_t adj[2];
+    mns_mpart_mulhi_known(x, adj, q, c->p, h, S, tmp, c->fast_bnm1);
+    mns_mpart_ring_add(acc, d, K, off, S + h, g->sz - h);
+    mns_mpart_ring_add(acc, d, K, off, x, h);
+    d[off] += adj[0];
+    d[ring_off(c, 2 * h)] += adj[1];
+    mns_mpart_mul_any(x, q, h, c->p + h, n - h);
+    mns_mpart_ring_add(acc, d, K, off, x, n);
+}
+
+/* The second of MP_T_HISIDE (split) and MP_T_HILO to get here settles the
+ * borrow between them: R_hi = V - lo2 beta^m + j beta^(n+1), j = [V < lo2
+ * beta^m] = [V div beta^m < lo2], added at the word n + 1 of R. */
+static void hilo_pair(const mp_run *j, int64_t *d, uint64_t *tmp)
+{
+    const mp_scheme *s = j->s;
+    uint64_t old = atomic_fetch_add_explicit(&j->ex->sync->pair, 1, memory_order_acq_rel);
+    if (old & 1) {
+        const uint64_t *qa = j->ex->qarea;
+        uint64_t bw = mpn_sub_n((mp_ptr)tmp, (mp_srcptr)(qa + s->slot_v),
+                                (mp_srcptr)(qa + s->slot_lo2), (mp_size_t)s->hilo_qn);
+        d[ring_off(j->c, j->c->h + j->c->n + 1)] += (int64_t)bw;
+    }
+}
+
+/* The Barrett side in one task (a scheme with one hi group, and it not lo):
+ * R = S beta^(w-h) - Q P, which PBR leaves below beta^n + 2P < beta^(n+1), so
+ * computed modulo beta^(n+1) only: with P = P' + P'' beta^m, m = n + 1 - qn,
+ * Q P' whole and Q P'' mod beta^qn (the low half product), added to the ring
+ * at weight h. split: the low half product is MP_T_HILO's, and this task
+ * publishes Q and V = S beta^(w-h) - Q P' mod beta^(n+1) for it. */
+static void hi_side(const mp_run *j, const mp_group *g, uint64_t *acc, int64_t *d, uint64_t *scr,
+                    int split)
+{
+    const mns_mpart_ctx *c = j->c;
+    const size_t h = c->h, n = c->n, K = c->K, L = n + 1, sh = g->w - h, qn = g->thi + 1;
+    uint64_t *S = scr, *q = split ? j->ex->qarea + g->qhi : S + g->sz, *v = S + g->sz + qn,
+             *qp = v + L, *tmp = qp + L;
+    tmp = group_sum(j, g, S, tmp);
+    if (g->kara_sub)
+        mns_mpart_ring_sub(acc, d, K, ring_off(c, j->s->kara_w), S, g->sz);
+    mns_mpart_pbr_q(q, S + g->hoff, g->sz - g->hoff, g->hpad, c->nu + (c->tmax - g->thi), tmp);
+    memset(v, 0, L * sizeof(uint64_t));
+    if (sh < L)
+        memcpy(v + sh, S, (g->sz < L - sh ? g->sz : L - sh) * sizeof(uint64_t));
+    if (!split) {
+        mns_mpart_mullo_any(qp, L, q, qn, c->p, n, tmp, c->fast_lo);
+        mpn_sub_n((mp_ptr)v, (mp_srcptr)v, (mp_srcptr)qp, (mp_size_t)L);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
+        return;
+    }
+    struct mp_sync *sy = j->ex->sync;
+    atomic_store_explicit(&sy->qhi_ready, atomic_load_explicit(&sy->call, memory_order_relaxed),
+                          memory_order_release);
+    const size_t m = j->s->hilo_m;
+    mns_mpart_mul_any(qp, q, qn, c->p, m);
+    mpn_sub_n((mp_ptr)v, (mp_srcptr)v, (mp_srcptr)qp, (mp_size_t)L);
+    mns_mpart_ring_add(acc, d, K, ring_off(c, h), v, L);
+    memcpy(j->ex->qarea + j->s->slot_v, v + m, qn * sizeof(uint64_t));
+    hilo_pair(j, d, tmp);
+}
+
+/* The low half product of the Barrett side's Q P (see hi_side), on whichever
+ * thread claims it first: if_ready = 1 only if Q_hi is ready (the Montgomery
+ * side's thread), else unconditionally (the Barrett side's own, last). */
+static void hilo(const mp_run *j, int if_ready, uint64_t *acc, int64_t *d, uint64_t *scr)
 {
     const mns_mpart_ctx *c = j->c;
     const mp_scheme *s = j->s;
-    const size_t W = c->W;
+    struct mp_sync *sy = j->ex->sync;
+    uint64_t call = atomic_load_explicit(&sy->call, memory_order_relaxed);
+    if (if_ready && atomic_load_explicit(&sy->qhi_ready, memory_order_acquire) != call)
+        return;
+    if (atomic_exchange_explicit(&sy->tx_claim, call, memory_order_acq_rel) == call)
+        return;
+    const size_t qn = s->hilo_qn, m = s->hilo_m, rest = c->n - m;
+    const uint64_t *q = j->ex->qarea + s->groups[s->hi_side].qhi;
+    uint64_t *bh = scr, *lo2 = j->ex->qarea + s->slot_lo2, *tmp = bh + qn;
+    memcpy(bh, c->p + m, rest * sizeof(uint64_t));
+    memset(bh + rest, 0, (qn - rest) * sizeof(uint64_t));
+    mns_mpart_mullo(lo2, q, bh, qn, tmp, c->fast_lo);
+    mns_mpart_ring_sub(acc, d, c->K, ring_off(c, c->h + m), lo2, qn);
+    hilo_pair(j, d, tmp);
+}
+
+static void run_task(const mp_run *j, const mp_task *t, uint64_t *acc, int64_t *d, uint64_t *scr)
+{
+    const mns_mpart_ctx *c = j->c;
+    const mp_scheme *s = j->s;
+    const size_t K = c->K;
     uint64_t *qarea = j->ex->qarea;
     switch (t->kind) {
     case MP_T_PROD: {
+        /* A_i times the words [pa, pb) of B_j */
         const mp_prod *p = &s->prods[t->idx];
-        product(scr, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
-        mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+        size_t len = t->pb - t->pa, off = ring_off(c, p->w + t->pa);
+        product(scr, j->a + p->aoff, p->an, j->b + p->boff + t->pa, len,
+                j->square && p->i == p->j && len == p->bn);
+        mns_mpart_ring_add(acc, d, K, off, scr, p->an + len);
         if (p->twice)
-            mns_mpart_acc_add(acc, cy, W, p->w, scr, p->an + p->bn);
+            mns_mpart_ring_add(acc, d, K, off, scr, p->an + len);
+        break;
+    }
+    case MP_T_KARA: {
+        /* (A_0 + A_1) times the words [pa, pb) of B_0 + B_1, at the weight of
+         * the middle; groups 0 and 2 subtract A_0 B_0 and A_1 B_1 there */
+        const size_t ca = c->ca, cb = c->cb, an = s->kara_an, len = t->pb - t->pa;
+        uint64_t *sa = scr, *sb = sa + an, *pr = sb + s->kara_bn;
+        sa[ca] = mpn_add(sa, j->a, ca, j->a + ca, c->n - ca);
+        sb[cb] = mpn_add(sb, j->b, cb, j->b + cb, c->n - cb);
+        mns_mpart_mul_any(pr, sa, an, sb + t->pa, len);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, s->kara_w + t->pa), pr, an + len);
         break;
     }
     case MP_T_GROUP: {
         const mp_group *g = &s->groups[t->idx];
-        uint64_t *S = scr, *tmp = S + g->sz, *qt = tmp;
-        memset(S, 0, g->sz * sizeof(uint64_t));
-        size_t maxp = 0;
-        for (uint32_t k = 0; k < g->count; k++) {
-            const mp_prod *p = &s->prods[g->first + k];
-            size_t pn = p->an + p->bn;
-            if (pn > maxp)
-                maxp = pn;
-            product(tmp, j->a + p->aoff, p->an, j->b + p->boff, p->bn, j->square && p->i == p->j);
-            add_into(S, g->sz, p->w - g->w, tmp, pn);
-            if (p->twice)
-                add_into(S, g->sz, p->w - g->w, tmp, pn);
-        }
-        qt = tmp + maxp;
-        mns_mpart_acc_add(acc, cy, W, g->w, S, g->sz);
+        uint64_t *S = scr, *qt = group_sum(j, g, S, S + g->sz);
+        mns_mpart_ring_add(acc, d, K, ring_off(c, g->w), S, g->sz);
+        if (g->kara_sub)
+            mns_mpart_ring_sub(acc, d, K, ring_off(c, s->kara_w), S, g->sz);
         if (g->lo)
-            mns_mpart_pmr_q(qarea + g->qlo, S, g->sz, c->mu, g->tlo, qt);
+            mns_mpart_pmr_q(qarea + g->qlo, S, g->sz, c->mu, g->tlo, qt, c->fast_lo);
         if (g->hi)
             mns_mpart_pbr_q(qarea + g->qhi, S + g->hoff, g->sz - g->hoff, g->hpad,
                             c->nu + (c->tmax - g->thi), qt);
         break;
     }
+    case MP_T_LOSIDE:
+        lo_side(j, &s->groups[t->idx], acc, d, scr);
+        break;
+    case MP_T_HISIDE:
+        hi_side(j, &s->groups[t->idx], acc, d, scr, t->side);
+        break;
+    case MP_T_HILO:
+        hilo(j, !t->side, acc, d, scr);
+        break;
     case MP_T_QP: {
         size_t qn = t->side == MP_LO ? s->qlo_words : s->qhi_words;
-        uint64_t *q = scr, *pr = q + qn;
-        memset(q, 0, qn * sizeof(uint64_t));
-        for (uint32_t g = 0; g < s->ngroups; g++) {
-            const mp_group *gr = &s->groups[g];
-            if (t->side == MP_LO && gr->lo)
-                add_into(q, qn, gr->w, qarea + gr->qlo, gr->tlo);
-            else if (t->side == MP_HI && gr->hi)
-                add_into(q, qn, 0, qarea + gr->qhi, gr->thi + 1);
+        uint32_t at = t->side == MP_LO ? s->qlo_at : s->qhi_at;
+        uint64_t *q = scr, *pr = q + qn, *tp = pr + K;
+        if (at != UINT32_MAX)
+            q = qarea + at;
+        else {
+            memset(q, 0, qn * sizeof(uint64_t));
+            for (uint32_t g = 0; g < s->ngroups; g++) {
+                const mp_group *gr = &s->groups[g];
+                if (t->side == MP_LO && gr->lo)
+                    add_into(q, qn, gr->w, qarea + gr->qlo, gr->tlo);
+                else if (t->side == MP_HI && gr->hi)
+                    add_into(q, qn, 0, qarea + gr->qhi, gr->thi + 1);
+            }
         }
-        product(pr, q, qn, c->p + t->pa, t->pb - t->pa, 0);
+        /* R beta^h = ... + Q_lo P - Q_hi P beta^h: modulo beta^K - 1 */
+        size_t rn = mns_mpart_mulmod_bnm1(pr, K, q, qn, c->p + t->pa, t->pb - t->pa, tp,
+                                          c->fast_bnm1);
         if (t->side == MP_LO)
-            mns_mpart_acc_add(acc, cy, W, t->pa, pr, qn + t->pb - t->pa);
+            mns_mpart_ring_add(acc, d, K, ring_off(c, t->pa), pr, rn);
         else
-            mns_mpart_acc_sub(acc, bw, W, c->h + t->pa, pr, qn + t->pb - t->pa);
+            mns_mpart_ring_sub(acc, d, K, t->pa % K, pr, rn);
         break;
     }
     }
 }
 
-static void run_worker(void *arg, int w)
+static void run_share(const mp_job *job, mp_exec *ex, int w)
 {
-    const mp_job *j = arg;
-    const size_t W = j->c->W;
+    const mns_mpart_ctx *c = job->c;
+    const mp_scheme *sch = job->pl->s;
+    const mp_run run = {c,       sch,    job->pl, ex, job->a, job->b, sch == &c->sqr,
+                        ex == &c->pexec ? c->pool : NULL};
+    const mp_run *j = &run;
+    const size_t K = j->c->K;
     uint64_t *acc = j->ex->block + (size_t)w * j->ex->per_worker;
-    uint64_t *cy = acc + W + 1, *bw = cy + W + 1, *scr = bw + W + 1;
-    memset(acc, 0, 3 * (W + 1) * sizeof(uint64_t));
+    int64_t *d = (int64_t *)(acc + K), *e = d + K;
+    uint64_t *scr = acc + 2 * K + 8;
+    TRACE(4 + 2 * w);
+    memset(acc, 0, 2 * K * sizeof(uint64_t));
     const mp_plan *pl = j->pl;
-    for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 1]; k++)
-        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
-    if (pl->barrier && j->pool)
+    for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 2]; k++) {
+        if (k == pl->start[2 * w + 1] && pl->barrier && j->pool)
+            mns_mpart_pool_barrier(j->pool);
+        uint64_t t0 = TRACE_NOW();
+        run_task(j, &pl->tasks[k], acc, d, scr);
+        TRACE_TASK(w, k - pl->start[2 * w], t0);
+    }
+    if (pl->start[2 * w + 1] == pl->start[2 * w + 2] && pl->barrier && j->pool)
         mns_mpart_pool_barrier(j->pool);
-    for (uint32_t k = pl->start[2 * w + 1]; k < pl->start[2 * w + 2]; k++)
-        run_task(j, &pl->tasks[k], acc, cy, bw, scr);
-    mns_mpart_acc_settle(acc, cy, bw, W);
+    *e = mns_mpart_ring_settle(acc, d, K);
+    TRACE(5 + 2 * w);
 }
 
-/* sum of the accumulators mod beta^W, then R = sum / beta^h, then the fold */
+static void run_worker(void *arg, int w)
+{
+    /* a copy: arg lies in the pool's line, which the next call rewrites */
+    const mp_job job = *(const mp_job *)arg;
+    run_share(&job, (mp_exec *)&job.c->pexec, w); /* the pool's buffers: the mutable part */
+}
+
+/* sum of the accumulators modulo beta^K - 1, R from it, then the fold */
 static void finish(const mns_mpart_ctx *c, mp_exec *ex, uint64_t *r)
 {
     uint64_t *acc0 = ex->block;
-    for (int w = 1; w < ex->T; w++)
-        mpn_add_n((mp_ptr)acc0, (mp_srcptr)acc0, (mp_srcptr)(ex->block + (size_t)w * ex->per_worker),
-                  (mp_size_t)c->W);
-    mns_mpart_fold_run(&c->fold, c->p, r, acc0 + c->h, ex->fin);
+    const size_t K = c->K;
+    int64_t e = *(int64_t *)(acc0 + 2 * K);
+    for (int w = 1; w < ex->T; w++) {
+        const uint64_t *accw = ex->block + (size_t)w * ex->per_worker;
+        e += (int64_t)mpn_add_n((mp_ptr)acc0, (mp_srcptr)acc0, (mp_srcptr)accw, (mp_size_t)K);
+        e += *(const int64_t *)(accw + 2 * K);
+    }
+    mns_mpart_ring_finish(acc0, K, e);
+    TRACE(2);
+    mns_mpart_fold_run(&c->fold, c->p, r, acc0, ex->fin);
+    TRACE(3);
 }
 
 static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r, const uint64_t *a,
-                       const uint64_t *b, int square)
+                       const uint64_t *b)
 {
     mns_mpart_ctx *c = (mns_mpart_ctx *)cc; /* the pool and its buffers are the mutable part */
-    mp_job j = {c, s, &s->pool_plan, &c->pexec, a, b, square, c->pool};
+    mp_job j = {c, &s->pool_plan, a, b};
     if (pthread_mutex_trylock(&c->busy) == 0) {
+        TRACE(0);
+        atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
         if (c->pool)
-            mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
+            mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
         else
-            run_worker(&j, 0);
+            run_share(&j, &c->pexec, 0);
+        TRACE(1);
         finish(c, &c->pexec, r);
         pthread_mutex_unlock(&c->busy);
         return;
@@ -185,19 +400,18 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
      * with buffers of its own rather than wait */
     mp_exec ex;
     if (exec_init(&ex, c, 1)) {
-        j.ex = &ex;
-        j.pl = &s->seq_plan;
-        j.pool = NULL;
-        run_worker(&j, 0);
+        j.pl = &s->seq_plan; /* no MP_T_HILO there */
+        run_share(&j, &ex, 0);
         finish(c, &ex, r);
         free(ex.block);
         return;
     }
     pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
+    atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
     if (c->pool)
-        mns_mpart_pool_run(c->pool, run_worker, &j, !j.pl->barrier);
+        mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
     else
-        run_worker(&j, 0);
+        run_share(&j, &c->pexec, 0);
     finish(c, &c->pexec, r);
     pthread_mutex_unlock(&c->busy);
 }
@@ -207,16 +421,16 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
 static void mp_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
     const mns_mpart_ctx *c = ctx;
-    run_scheme(c, &c->mul, r, a, b, 0);
+    run_scheme(c, &c->mul, r, a, b);
 }
 
 static void mp_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_mpart_ctx *c = ctx;
     if (c->sqr_is_mul)
-        run_scheme(c, &c->mul, r, a, a, 0);
+        run_scheme(c, &c->mul, r, a, a);
     else
-        run_scheme(c, &c->sqr, r, a, a, 1);
+        run_scheme(c, &c->sqr, r, a, a);
 }
 
 static void mp_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -230,12 +444,7 @@ static void mp_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint64
 {
     const mns_mpart_ctx *c = ctx;
     uint64_t bw = mpn_sub_n((mp_ptr)r, (mp_srcptr)a, (mp_srcptr)b, (mp_size_t)c->n);
-    uint64_t mask = mns_ct_mask_bit(bw), carry = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        u128 s = (u128)r[i] + (c->p[i] & mask) + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
+    mpn_cnd_add_n(bw, (mp_ptr)r, (mp_srcptr)r, (mp_srcptr)c->p, (mp_size_t)c->n);
 }
 
 static void mp_reduce(const void *ctx, uint64_t *r, const uint64_t *a)
@@ -288,7 +497,7 @@ static void mp_destroy(void *ctx)
     free(c->mu);
     free(c->nu);
     free(c->one);
-    free(c->fold.fmu);
+    mns_mpart_fold_clear(&c->fold);
     mpz_clears(c->pz, c->rinv, NULL);
     free(c);
 }
@@ -311,9 +520,10 @@ static const mns_field_ops mpart_ops = {
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char *name,
                                 long ka, long kb, long T, int plan_pref)
 {
-    mns_mpart_ctx *c = calloc(1, sizeof *c);
+    mns_mpart_ctx *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
     if (!c)
         return mns_error(MNS_ENOMEM, "%s: out of memory", name);
+    memset(c, 0, sizeof *c);
     mpz_inits(c->pz, c->rinv, NULL);
     pthread_mutex_init(&c->busy, NULL);
     c->sqr_is_mul = 1;
@@ -372,7 +582,26 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     }
     if (c->F < n + 1)
         c->F = n + 1;
-    c->W = c->h + c->F;
+    /* the ring: R < beta^(K-1) (mns_mpart_ring_finish), and a size GMP's
+     * wrap-around product likes */
+    c->fast_lo = mns_mpart_have_mullo() && mns_cpu_features() != 0;
+    c->fast_bnm1 = mns_mpart_have_bnm1() && mns_cpu_features() != 0;
+    c->K = mns_mpart_bnm1_size(c->F + 1, c->fast_bnm1);
+    {
+        size_t qmax = c->mul.qlo_words > c->mul.qhi_words ? c->mul.qlo_words : c->mul.qhi_words;
+        c->task_scratch = c->mul.scratch;
+        if (!c->sqr_is_mul) {
+            if (c->sqr.qlo_words > qmax)
+                qmax = c->sqr.qlo_words;
+            if (c->sqr.qhi_words > qmax)
+                qmax = c->sqr.qhi_words;
+            if (c->sqr.scratch > c->task_scratch)
+                c->task_scratch = c->sqr.scratch;
+        }
+        size_t qp = qmax + c->K + mns_mpart_bnm1_scratch(c->K);
+        if (qp > c->task_scratch)
+            c->task_scratch = qp;
+    }
     /* nu = floor(beta^(n + tmax) / p): its top t + 1 words are nu_t */
     c->nu = calloc(c->tmax + 1, sizeof(uint64_t));
     if (!c->nu)
@@ -381,19 +610,8 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     mpz_mul_2exp(t, t, 64 * (n + c->tmax));
     mpz_fdiv_q(t, t, p);
     export_words(c->nu, c->tmax + 1, t);
-    /* the fold: fmu = floor(2^(64F + 1) / p), sized ceil((64F - bits + 2) / 64) */
-    c->fold.n = n;
-    c->fold.F = c->F;
-    c->fold.bits = mpz_sizeinbase(p, 2);
-    c->fold.q1n = c->F - (c->fold.bits - 1) / 64;
-    c->fold.mun = (64 * c->F - c->fold.bits + 2 + 63) / 64;
-    c->fold.fmu = calloc(c->fold.mun, sizeof(uint64_t));
-    if (!c->fold.fmu)
+    if (!mns_mpart_fold_init(&c->fold, p, c->F))
         goto fail;
-    mpz_set_ui(t, 1);
-    mpz_mul_2exp(t, t, 64 * c->F + 1);
-    mpz_fdiv_q(t, t, p);
-    export_words(c->fold.fmu, c->fold.mun, t);
 
     if (!mns_mpart_plan_build(&c->mul.seq_plan, &c->mul, c, 1) ||
         !mns_mpart_plan_build(&c->mul.pool_plan, &c->mul, c, c->T))
@@ -413,10 +631,11 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     out->limbs = n;
     out->delta = INT_MAX;
     snprintf(out->describe, sizeof out->describe,
-             "%s kernel=gmp-mpn k=%zux%zu threads=%d plan=%s barrier=%d limbs=%zu bits=%zu h=%zu "
-             "F=%zu",
-             name, c->ka, c->kb, c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n,
-             mpz_sizeinbase(p, 2), c->h, c->F);
+             "%s kernel=gmp-mpn lo=%s qp=%s k=%zux%zu threads=%d plan=%s barrier=%d limbs=%zu "
+             "bits=%zu h=%zu F=%zu K=%zu",
+             name, c->fast_lo ? "mullo" : "full", c->fast_bnm1 ? "bnm1" : "full", c->ka, c->kb,
+             c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n, mpz_sizeinbase(p, 2), c->h,
+             c->F, c->K);
     return MNS_OK;
 fail:
     st = mns_error(MNS_ENOMEM, "%s: out of memory", name);

@@ -31,18 +31,23 @@
  * (a beta^h)(b beta^h) beta^-h = ab beta^h: the Montgomery-like domain of the
  * paper, converted by set_mpz / get_mpz.
  *
- * Accumulation: each thread owns a W = h + F word accumulator and adds its
- * products and its pieces of Q_lo P (at their weights), subtracts its pieces
- * of Q_hi P (at weight h + piece offset), all modulo beta^W: the true total
- * R beta^h lies in [0, beta^W), so the sum of the accumulators mod beta^W is
- * exact, and whatever lies above word W in a product can be dropped. The
- * carries and borrows out of each addition are kept in two side vectors
- * instead of being propagated (propagation would be data dependent and
- * O(W) per product); each thread applies them once at the end.
+ * Accumulation modulo beta^K - 1 (a "ring" of K words, K > F chosen so that
+ * GMP's wrap-around product is efficient): R beta^h is an exact sum of
+ * products, so R = beta^-h (sum) mod (beta^K - 1), and R < beta^(K-1)
+ * identifies R among its residues. Each thread owns a K-word accumulator and
+ * adds its products at weight w - h mod K (beta^-h is a rotation), adds its
+ * pieces of Q_lo P at -h mod K and subtracts those of Q_hi P at 0; Q P itself
+ * is computed modulo beta^K - 1 (mpn_mulmod_bnm1: about 0.6 of the full
+ * product at 2^17 bits and beyond). The carries and borrows out of each
+ * addition are counted in a side vector instead of being propagated
+ * (propagation would be data dependent and O(K) per product); each thread
+ * applies them once at the end, the caller sums the accumulators and takes
+ * the residue (mns_mpart_ring_finish).
  */
 #ifndef MNS_MPART_MPART_H
 #define MNS_MPART_MPART_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <gmp.h>
@@ -50,15 +55,53 @@
 #include "mns_mpart.h"
 #include "mpart/pool.h"
 
+/* ---- products that compute only what is needed (mpn_ext.c) --------------- */
+
+/* 1 when GMP's mpn_mullo_n / mpn_mulmod_bnm1 passed the configure check. */
+int mns_mpart_have_mullo(void);
+int mns_mpart_have_bnm1(void);
+/* r (an + bn words) <- a b, either operand the longer, both nonempty. */
+void mns_mpart_mul_any(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn);
+/* r (n words) <- a b mod beta^n; GMP's mpn_mullo_n when fast and present,
+ * else a full product into scratch (2 n words). */
+void mns_mpart_mullo(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n,
+                     uint64_t *scratch, int fast);
+/* A ring size >= n for which mns_mpart_mulmod_bnm1 is efficient (n itself
+ * without GMP's function), and the scratch that function needs. */
+size_t mns_mpart_bnm1_size(size_t n, int fast);
+size_t mns_mpart_bnm1_scratch(size_t K);
+/* a b modulo beta^K - 1, an, bn <= K: if an + bn <= K the plain product (an +
+ * bn words, returned), else K words (returned) congruent to it, where 0 may
+ * come out as beta^K - 1 (GMP's convention). */
+size_t mns_mpart_mulmod_bnm1(uint64_t *r, size_t K, const uint64_t *a, size_t an,
+                             const uint64_t *b, size_t bn, uint64_t *tp, int fast);
+
+/* r (L words) <- a b mod beta^L, an, bn <= L: the part below beta^L whole,
+ * the rest by a low half product. scratch: 4 max(an, bn) words. Returns L. */
+size_t mns_mpart_mullo_any(uint64_t *r, size_t L, const uint64_t *a, size_t an, const uint64_t *b,
+                           size_t bn, uint64_t *scratch, int fast);
+
+/* The high half of a product whose low half is known: for q, p of h words
+ * and s (h words) with q p = -s mod beta^h (a Montgomery quotient's defining
+ * property), X_hi + [s != 0] = x + adj[0] + adj[1] beta^h, where X_hi = (q p)
+ * div beta^h and [s != 0] is the carry of s + (q p mod beta^h) into word h
+ * (x: h words, adj[] small and signed, for the caller's carry counts). By the
+ * wrap-around product modulo beta^h - 1 when fast, h is even and h >=
+ * MNS_MPART_MULHI_BNM1_MIN (about 0.6 of the full product from 20 words on),
+ * else by the full product. scratch: 2 h + 8 words. */
+#define MNS_MPART_MULHI_BNM1_MIN 20
+void mns_mpart_mulhi_known(uint64_t *x, int64_t adj[2], const uint64_t *q, const uint64_t *p,
+                           size_t h, const uint64_t *s, uint64_t *scratch, int fast);
+
 /* ---- PMR, PBR and the final reduction (reduce.c) ------------------------- */
 
 /* Algorithm 1, PMR. c has m words, p has n words (odd), mu = -p^-1 mod
  * beta^t (t words), 1 <= t and n + t <= m. r (m - t words) <- R = c beta^-t
  * mod p with 0 <= R < beta^(m-t): step 3's subtraction is masked. *subs gets
- * the number of subtractions that were needed (0 or 1; for tests).
- * scratch: 3 m + 3 t + 4 words. */
+ * the number of subtractions that were needed (0 or 1; for tests). fast:
+ * as for mns_mpart_mullo. scratch: 3 m + 3 t + 4 words. */
 void mns_mpart_pmr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
-                   const uint64_t *mu, size_t t, uint64_t *scratch, int *subs);
+                   const uint64_t *mu, size_t t, uint64_t *scratch, int fast, int *subs);
 
 /* Algorithm 2, PBR. c has m words, p has n words with p[n-1] != 0, 1 <= t <=
  * m - n, nu = floor(beta^(n+t) / p) (t + 1 words). r (m - t words) <- R = c
@@ -69,9 +112,9 @@ void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, 
                    const uint64_t *nu, size_t t, uint64_t *scratch, int *subs);
 
 /* The quotient of PMR alone: q (t words) <- (s mod beta^t) mu mod beta^t, s
- * of sn words (sn may be < t). scratch: t + min(sn, t) words. */
+ * of sn words (sn may be < t), by a short product. scratch: 3 t words. */
 void mns_mpart_pmr_q(uint64_t *q, const uint64_t *s, size_t sn, const uint64_t *mu, size_t t,
-                     uint64_t *scratch);
+                     uint64_t *scratch, int fast);
 
 /* The quotient of PBR alone: q (t + 1 words) <- floor(c1 nu_t / beta^(t-pad))
  * where c1 = the cn words of the top of C, C1 = c1 beta^pad, t = cn + pad
@@ -80,13 +123,16 @@ void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, con
                      uint64_t *scratch);
 
 /* Final reduction of an F-word x (F >= n + 1) to x mod p in n words, by a
- * Barrett step on bits (p may have a small top word) and two masked
- * subtractions. */
+ * Barrett step on bits (p may have a small top word) with two guard bits and
+ * one masked subtraction. init: 0 when out of memory. */
 typedef struct mns_mpart_fold {
     size_t n, F, bits;  /* bits of p */
-    size_t q1n, mun;    /* words of floor(x / 2^(bits-1)) and of fmu */
-    uint64_t *fmu;      /* floor(2^(64 F + 1) / p) */
+    size_t a;           /* q1 = floor(x / 2^a) */
+    size_t q1n, mun;    /* words of q1 and of fmu */
+    uint64_t *fmu;      /* floor(2^(64 F + 2) / p) */
 } mns_mpart_fold;
+int mns_mpart_fold_init(mns_mpart_fold *fd, const mpz_t p, size_t F);
+void mns_mpart_fold_clear(mns_mpart_fold *fd);
 size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd);
 void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
                         const uint64_t *x, uint64_t *scratch);
@@ -95,16 +141,26 @@ void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r
  * top word hi. */
 void mns_mpart_csub(uint64_t *r, uint64_t hi, const uint64_t *p, size_t n);
 
-/* ---- accumulation modulo beta^W with deferred carries -------------------- */
-
-/* acc, cy, bw each have W + 1 words (the word W collects what falls off the
- * top and is ignored). */
+/* acc (W + 1 words) += x at word off, modulo beta^W; the carry out of the
+ * addition is counted in cy[off + len] (cy: W + 1 words; the word W collects
+ * what falls off the top and is ignored). For the baselines' sums. */
 void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const uint64_t *x,
                        size_t xn);
-void mns_mpart_acc_sub(uint64_t *acc, uint64_t *bw, size_t W, size_t off, const uint64_t *x,
-                       size_t xn);
-/* acc <- acc + cy - bw mod beta^W. */
-void mns_mpart_acc_settle(uint64_t *acc, const uint64_t *cy, const uint64_t *bw, size_t W);
+
+/* ---- accumulation modulo beta^K - 1 (the ring) ----------------------------- */
+
+/* acc (K words) +=, -= x (any xn) at word off < K, modulo beta^K - 1; the
+ * carries, borrows out of each slice are counted in d (K signed words). */
+void mns_mpart_ring_add(uint64_t *acc, int64_t *d, size_t K, size_t off, const uint64_t *x,
+                        size_t xn);
+void mns_mpart_ring_sub(uint64_t *acc, int64_t *d, size_t K, size_t off, const uint64_t *x,
+                        size_t xn);
+/* acc <- acc + d as integers (mod beta^K); returns the signed carry out of
+ * the top, which belongs at word 0. */
+int64_t mns_mpart_ring_settle(uint64_t *acc, const int64_t *d, size_t K);
+/* s (K words) <- R, given that R = s + e mod beta^K - 1 (e small, signed) and
+ * 0 <= R < beta^(K-1). */
+void mns_mpart_ring_finish(uint64_t *s, size_t K, int64_t e);
 
 /* ---- the multipartite scheme -------------------------------------------- */
 
@@ -121,16 +177,25 @@ typedef struct mp_group {
     uint32_t w, sz;          /* weight; words of S_g (carries included) */
     uint32_t first, count;   /* products prods[first .. first + count) */
     uint32_t lo, hi;
+    uint32_t kara_sub;       /* Karatsuba middle: S_g is also subtracted at kara_w */
     uint32_t tlo;            /* lo: h - w */
     uint32_t hoff, hpad, thi;/* hi: C1 = S[hoff .. sz) beta^hpad, t = thi */
     uint32_t qlo, qhi;       /* offsets of Q_g in the shared Q area */
 } mp_group;
 
-enum { MP_T_PROD, MP_T_GROUP, MP_T_QP };
+/* MP_T_PROD: product idx, the words [pa, pb) of its B chunk; MP_T_GROUP: group
+ * idx; MP_T_QP: Q_side times P's words [pa, pb); MP_T_KARA: the Karatsuba
+ * middle (A_0 + A_1) times the words [pa, pb) of (B_0 + B_1); MP_T_LOSIDE,
+ * MP_T_HISIDE: group idx, the only one of its side, with its Q P (section 3.4
+ * with one group a side: k = 2 and the bipartite), for schedules that keep a
+ * side on one thread; with side = 1 the Barrett side leaves the low half
+ * product of its Q P to MP_T_HILO, which the other side's thread takes if
+ * Q_hi is ready by then (side = 0: try; side = 1: do it unless taken). */
+enum { MP_T_PROD, MP_T_GROUP, MP_T_QP, MP_T_KARA, MP_T_LOSIDE, MP_T_HISIDE, MP_T_HILO };
 enum { MP_LO, MP_HI };
 
 typedef struct mp_task {
-    uint32_t kind, side, idx, pa, pb; /* MP_T_QP: side, P words [pa, pb) */
+    uint32_t kind, side, idx, pa, pb;
 } mp_task;
 
 /* Who does what: tasks of worker w in phase 1 are tasks[start[2w] ..
@@ -138,6 +203,7 @@ typedef struct mp_task {
  * set, every worker waits for all at the end of phase 1 (phase-2 tasks read
  * Q-values written by other workers). */
 typedef struct mp_plan {
+    const struct mp_scheme *s; /* the scheme it schedules */
     int T, barrier;
     const char *name;  /* "table3", "table4", "chain", "lpt", "seq" */
     uint32_t *start;   /* 2 T + 1 */
@@ -151,33 +217,49 @@ typedef struct mp_scheme {
     mp_prod *prods;
     mp_group *groups;
     int have_lo, have_hi;
-    size_t qlo_words;   /* Q_lo = sum Q_g beta^w_g: h + 1 words */
-    size_t qhi_words;   /* Q_hi = sum Q_g: Tmax + 2 words */
+    size_t qlo_words;   /* Q_lo = sum Q_g beta^w_g: h (+ 1 for a sum) words */
+    size_t qhi_words;   /* Q_hi = sum Q_g: tmax + 1 (+ 1 for a sum) words */
+    uint32_t qlo_at, qhi_at; /* where Q_lo, Q_hi lie in the Q area, if no sum is needed */
     size_t qarea;       /* shared Q area words */
-    size_t scratch;     /* per-worker scratch words for any task */
+    size_t scratch;     /* per-worker scratch words for products and groups */
     size_t tmax;        /* largest Barrett t of the scheme */
     size_t fwords;      /* words of the exact bound on R (before the fold) */
+    /* k = 2, A B: the two middle products A_0 B_1 + A_1 B_0 = (A_0 + A_1)(B_0 +
+     * B_1) - A_0 B_0 - A_1 B_1 (Karatsuba), the last two subtracted by the
+     * tasks of groups 0 and 2, which have them anyway; the middle group's
+     * products are then not run. kara_an, kara_bn: words of the sums. */
+    int kara;
+    uint32_t kara_group, kara_w, kara_an, kara_bn;
+    /* the group of a side that can run as MP_T_LOSIDE / MP_T_HISIDE, or
+     * UINT32_MAX */
+    uint32_t lo_side, hi_side;
+    /* MP_T_HILO: words of P below its part (m = n + 1 - qn), its Q's words,
+     * and the Q-area slots of the two values it compares with MP_T_HISIDE */
+    uint32_t hilo_m, hilo_qn, slot_v, slot_lo2;
     mp_plan pool_plan;  /* for the pool's thread count */
     mp_plan seq_plan;   /* one thread: the fallback when the pool is busy */
 } mp_scheme;
 
-/* Buffers of one execution: per worker acc/cy/bw/scratch, the Q area and the
+/* Buffers of one execution: per worker acc/d/scratch, the Q area and the
  * caller's final scratch. One block, allocated at context creation for the
  * pool, or per call for the sequential fallback. */
 typedef struct mp_exec {
     int T;
-    size_t W, per_worker, scratch;
-    uint64_t *block;
+    size_t per_worker;
+    uint64_t *block;  /* per worker: acc (K), d (K), e (1, padded), scratch */
+    struct mp_sync *sync; /* one cache line: the hand-over of MP_T_HILO (mpart.c) */
     uint64_t *qarea;
-    uint64_t *fin;   /* fold scratch + F words of R */
+    uint64_t *fin;    /* fold scratch */
 } mp_exec;
 
 typedef struct mns_mpart_ctx {
-    size_t n, h, F, W;
+    size_t n, h, F, K;    /* K: ring words, > F */
     size_t ka, kb, ca, cb;
     int T;
     int bipartite;
     int plan_pref;        /* 0 auto (paper's tables where they apply), 1 chain, 2 lpt */
+    int fast_lo, fast_bnm1; /* GMP's mpn_mullo_n, mpn_mulmod_bnm1 in use */
+    size_t task_scratch;  /* per-worker scratch words for any task */
     uint64_t *p;          /* n words */
     uint64_t *mu;         /* -p^-1 mod beta^h, h words */
     uint64_t *nu;         /* floor(beta^(n + Tmax) / p), Tmax + 1 words */
@@ -187,10 +269,12 @@ typedef struct mns_mpart_ctx {
     mpz_t pz, rinv;       /* p, beta^-h mod p (conversions) */
     mp_scheme mul, sqr;   /* sqr == mul when ka != kb (flag sqr_is_mul) */
     int sqr_is_mul;
-    size_t exec_words;
     mp_exec pexec;        /* the pool's buffers */
     mns_mpart_pool *pool; /* NULL when T == 1 */
-    pthread_mutex_t busy; /* held while the pool or pexec is in use */
+    /* held while the pool or pexec is in use; written on every call, so on a
+     * line of its own, away from what the workers read */
+    alignas(64) pthread_mutex_t busy;
+    char pad_busy[64];
 } mns_mpart_ctx;
 
 /* plan.c */

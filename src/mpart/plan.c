@@ -13,9 +13,19 @@
 
 #include "mpart/mpart.h"
 
-/* model units per barrier (a barrier costs about 1000 TSC ticks; M(128) is
- * 17000 ticks for 128^1.7 = 3800 units) */
-#define BARRIER_UNITS 250.0
+/* Model units: M(a, b) ~ a b^0.7 (a >= b) fits GMP's mpn_mul here from 1 to 6000
+ * words; M(128) is about 9400 TSC ticks for 3800 units. A barrier costs about
+ * 1000 ticks, a task about 150 (the calls, its additions into the ring). */
+#define BARRIER_UNITS 400.0
+#define TASK_UNITS 60.0
+/* A worker starts its share 640-880 ticks after the caller starts its own
+ * (the job's line reaching a spinning worker, measured at 8192 bits on a
+ * quiet machine): without a barrier it finishes that much later. */
+#define START_UNITS 300.0
+/* The hand-over of MP_T_HILO: Q_hi and a borrow's operands cross between the
+ * cores, and an atomic on a shared line each side (measured: the Barrett
+ * side 10300 ticks when split on two threads, 9330 alone). */
+#define HANDOVER_UNITS 150.0
 
 static double cm(size_t a, size_t b)
 {
@@ -28,6 +38,15 @@ static double cm(size_t a, size_t b)
         return 0;
     return (double)a * pow((double)b, 0.7);
 }
+
+/* GMP's mpn_mullo_n against mpn_mul_n, and mpn_mulmod_bnm1 at K words
+ * against the full n x n/2 product, measured on this machine (docs/mpart.md) */
+static double lo_ratio(size_t t)
+{
+    return t < 48 ? 0.6 : t < 64 ? 0.64 : t < 192 ? 0.77 : t < 400 ? 0.86 : 0.9;
+}
+
+static double bnm1_ratio(size_t K) { return K < 1500 ? 0.95 : 0.95 * pow(1500.0 / (double)K, 0.35); }
 
 static int cmp_prod_w(const void *x, const void *y)
 {
@@ -70,7 +89,7 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
 
     mpz_t smax, t, bound;
     mpz_inits(smax, t, bound, NULL);
-    size_t qa = 0, maxprod = 0, tmax = 0, grp_scratch = 0;
+    size_t qa = 0, maxprod = 0, tmax = 0, grp_scratch = 0, nlo = 0, nhi = 0;
     uint32_t ng = 0;
     for (uint32_t k = 0; k < np;) {
         mp_group *g = &s->groups[ng];
@@ -119,8 +138,8 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
             g->tlo = (uint32_t)(h - g->w);
             g->qlo = (uint32_t)qa;
             qa += g->tlo;
-            qtmp = g->tlo + (g->sz < g->tlo ? g->sz : g->tlo);
-            s->have_lo = 1;
+            qtmp = 3 * (size_t)g->tlo;
+            nlo++;
         }
         if (g->hi) {
             g->hoff = (uint32_t)(n + h > g->w ? n + h - g->w : 0);
@@ -133,26 +152,73 @@ int mns_mpart_scheme_build(mp_scheme *s, const mns_mpart_ctx *c, int square)
             size_t ht = (g->sz - g->hoff) + g->thi + 1;
             if (ht > qtmp)
                 qtmp = ht;
-            s->have_hi = 1;
+            nhi++;
         }
         if (g->sz + maxprod + qtmp > grp_scratch)
             grp_scratch = g->sz + maxprod + qtmp;
         ng++;
     }
     s->ngroups = ng;
+    /* two slots of tmax + 2 words for MP_T_HILO */
+    s->slot_v = (uint32_t)qa;
+    s->slot_lo2 = (uint32_t)(qa + tmax + 2);
+    qa += 2 * (tmax + 2);
+    s->have_lo = nlo > 0;
+    s->have_hi = nhi > 0;
     s->qarea = qa + 1;
-    s->qlo_words = h + 1;
-    s->qhi_words = tmax + 2;
+    /* Q_lo = sum Q_g beta^w_g, each term below beta^h; Q_hi = sum Q_g, each
+     * below beta^(tmax + 1): a carry word only when there is a sum */
+    s->qlo_words = h + (nlo > 1);
+    s->qhi_words = tmax + 1 + (nhi > 1);
+    /* a side with one group uses its Q as it lies in the Q area (w = 0 and t =
+     * h for the lo group, t = tmax for the hi one), and may run with its Q P
+     * as one task (MP_T_LOSIDE, MP_T_HISIDE) */
+    s->qlo_at = s->qhi_at = s->lo_side = s->hi_side = UINT32_MAX;
+    for (uint32_t g = 0; g < ng; g++) {
+        const mp_group *gr = &s->groups[g];
+        if (nlo == 1 && gr->lo) {
+            s->qlo_at = gr->qlo;
+            if (!gr->hi && gr->w == 0 && gr->tlo == h && gr->sz >= h && n > h)
+                s->lo_side = g;
+        }
+        if (nhi == 1 && gr->hi) {
+            s->qhi_at = gr->qhi;
+            if (!gr->lo)
+                s->hi_side = g;
+        }
+    }
+    if (s->hi_side != UINT32_MAX) {
+        s->hilo_qn = s->groups[s->hi_side].thi + 1;
+        s->hilo_m = s->hilo_qn < n + 1 ? (uint32_t)(n + 1 - s->hilo_qn) : 0;
+    }
     s->tmax = tmax;
     mpz_sub_ui(bound, bound, 1);
     s->fwords = words_of(bound);
-    size_t qmax = s->qlo_words > s->qhi_words ? s->qlo_words : s->qhi_words;
-    size_t qp = qmax + qmax + n;
-    s->scratch = grp_scratch;
-    if (maxprod > s->scratch)
-        s->scratch = maxprod;
-    if (qp > s->scratch)
-        s->scratch = qp;
+    s->scratch = grp_scratch > maxprod ? grp_scratch : maxprod;
+    /* the one-task sides: the sum, Q, two (n + 1)-word values, a product and
+     * the scratch of the short products (mpart.c lo_side, hi_side) */
+    size_t side = 0;
+    for (uint32_t g = 0; g < ng; g++)
+        if (s->groups[g].sz > side)
+            side = s->groups[g].sz;
+    side = 2 * side + maxprod + 8 * n + 64;
+    if (side > s->scratch)
+        s->scratch = side;
+    /* Karatsuba for the middle of k = 2: groups lo, middle (A_0 B_1, A_1 B_0),
+     * hi. A squaring has one middle product (A_0 A_1 twice), nothing to save. */
+    if (!square && c->ka == 2 && c->kb == 2 && ng == 3 && s->groups[0].lo && !s->groups[0].hi &&
+        !s->groups[1].lo && !s->groups[1].hi && s->groups[1].count == 2 && s->groups[2].hi &&
+        !s->groups[2].lo) {
+        s->kara = 1;
+        s->kara_group = 1;
+        s->kara_w = s->groups[1].w;
+        s->kara_an = (uint32_t)c->ca + 1;
+        s->kara_bn = (uint32_t)c->cb + 1;
+        s->groups[0].kara_sub = s->groups[2].kara_sub = 1;
+        size_t ks = 2 * ((size_t)s->kara_an + s->kara_bn);
+        if (ks > s->scratch)
+            s->scratch = ks;
+    }
     mpz_clears(smax, t, bound, NULL);
     return 1;
 }
@@ -253,23 +319,61 @@ static int b_emit(builder *b, mp_plan *pl, int barrier, const char *name, double
     return 1;
 }
 
-static double prod_cost(const mp_prod *p) { return cm(p->an, p->bn) + (double)(p->an + p->bn); }
+/* ---- costs ---------------------------------------------------------------- */
 
-static double group_cost(const mp_scheme *s, const mp_group *g)
+static double piece_cost(size_t an, size_t len) { return cm(an, len) + (double)(an + len) + TASK_UNITS; }
+
+/* A piece cut from a product: GMP's unbalanced products cost more than the
+ * model's a b^0.7 says (two pieces of the 65-word Karatsuba middle at 8192
+ * bits took 1.36x the whole product, the model says 1.2x). */
+static double cut_cost(size_t an, size_t len) { return piece_cost(an, len) + 0.15 * cm(an, len); }
+
+static double group_cost(const mns_mpart_ctx *c, const mp_scheme *s, const mp_group *g)
 {
-    double c = 0;
-    for (uint32_t k = 0; k < g->count; k++)
-        c += prod_cost(&s->prods[g->first + k]);
-    if (g->lo)
-        c += cm(g->tlo, g->sz < g->tlo ? g->sz : g->tlo);
+    double cost = TASK_UNITS;
+    for (uint32_t k = 0; k < g->count; k++) {
+        const mp_prod *p = &s->prods[g->first + k];
+        cost += cm(p->an, p->bn) + (double)(p->an + p->bn);
+    }
+    if (g->lo) {
+        size_t sn = g->sz < g->tlo ? g->sz : g->tlo;
+        cost += sn == g->tlo && c->fast_lo ? lo_ratio(g->tlo) * cm(g->tlo, g->tlo)
+                                           : cm(g->tlo, sn);
+    }
     if (g->hi)
-        c += cm(g->thi + 1, g->sz - g->hoff);
-    return c;
+        cost += cm(g->thi + 1, g->sz - g->hoff);
+    return cost;
 }
 
-static double qp_cost(const mp_scheme *s, int side, size_t len)
+static double qp_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side, size_t len)
 {
-    return cm(side == MP_LO ? s->qlo_words : s->qhi_words, len);
+    size_t qn = side == MP_LO ? s->qlo_words : s->qhi_words;
+    double cost = cm(qn, len) + TASK_UNITS;
+    return qn + len > c->K && c->fast_bnm1 ? bnm1_ratio(c->K) * cost : cost;
+}
+
+/* the low half product of the Barrett side's Q P (MP_T_HILO), done where it
+ * is not the Barrett side's own (hilo_cost + HANDOVER_UNITS then) */
+static double hilo_cost(const mns_mpart_ctx *c, const mp_scheme *s)
+{
+    size_t qn = s->hilo_qn;
+    return (c->fast_lo ? lo_ratio(qn) : 1.0) * cm(qn, qn) + TASK_UNITS;
+}
+
+/* a one-task side: its group, then (lo) the high half of Q P_0 and Q P_1, or
+ * (hi) the low n + 1 words of Q P */
+static double side_cost(const mns_mpart_ctx *c, const mp_scheme *s, int side)
+{
+    const size_t h = c->h, n = c->n;
+    if (side == MP_LO) {
+        const mp_group *g = &s->groups[s->lo_side];
+        int wrap = c->fast_bnm1 && h % 2 == 0 && h >= MNS_MPART_MULHI_BNM1_MIN;
+        return group_cost(c, s, g) + (wrap ? (h <= 1024 ? 0.6 : 0.5) : 1.0) * cm(h, h) +
+               cm(h, n - h);
+    }
+    const mp_group *g = &s->groups[s->hi_side];
+    size_t qn = g->thi + 1, L = n + 1, m = L > qn ? L - qn : 0;
+    return group_cost(c, s, g) + cm(qn, m) + hilo_cost(c, s) - TASK_UNITS;
 }
 
 static mp_task task(uint32_t kind, uint32_t side, uint32_t idx, uint32_t pa, uint32_t pb)
@@ -280,94 +384,223 @@ static mp_task task(uint32_t kind, uint32_t side, uint32_t idx, uint32_t pa, uin
 
 static int is_mid(const mp_group *g) { return !g->lo && !g->hi; }
 
-static int plan_seq(mp_plan *pl, const mp_scheme *s, size_t n)
-{
-    builder b;
-    int ok = b_init(&b, 1, s->nprods + s->ngroups + 2);
-    if (ok) {
-        for (uint32_t g = 0; g < s->ngroups; g++) {
-            const mp_group *gr = &s->groups[g];
-            if (is_mid(gr)) {
-                for (uint32_t k = 0; k < gr->count; k++)
-                    b_add(&b, 0, 0, task(MP_T_PROD, 0, gr->first + k, 0, 0),
-                          prod_cost(&s->prods[gr->first + k]));
-            } else {
-                b_add(&b, 0, 0, task(MP_T_GROUP, 0, g, 0, 0), group_cost(s, gr));
-            }
-        }
-        if (s->have_lo)
-            b_add(&b, 1, 0, task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n), qp_cost(s, MP_LO, n));
-        if (s->have_hi)
-            b_add(&b, 1, 0, task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n), qp_cost(s, MP_HI, n));
-        ok = b_emit(&b, pl, 0, "seq", b_max(&b));
-    }
-    b_free(&b);
-    return ok;
-}
+/* ---- the middle: products, or the Karatsuba middle, cut where it helps ---- */
 
-typedef struct cost_idx {
+/* A task that can be cut along its B side: a product or the Karatsuba middle. */
+typedef struct item {
     double cost;
-    mp_task t;
-} cost_idx;
+    mp_task t;   /* pa = 0, pb = the words of the B side */
+    size_t an;   /* words of the A side (the cost of a piece) */
+} item;
 
-static int cmp_cost_desc(const void *x, const void *y)
+static int cmp_item_desc(const void *x, const void *y)
 {
-    const cost_idx *a = x, *b = y;
+    const item *a = x, *b = y;
     return a->cost > b->cost ? -1 : a->cost < b->cost;
 }
 
-/* the middle products (and, for lpt, the group tasks) largest first */
-static cost_idx *phase1_items(const mp_scheme *s, int groups_too, uint32_t *count)
+/* the middle work (and, with groups_too, the group tasks), largest first */
+static item *collect(const mns_mpart_ctx *c, const mp_scheme *s, int groups_too, uint32_t *count)
 {
-    cost_idx *v = calloc(s->nprods + s->ngroups + 1, sizeof(cost_idx));
+    item *v = calloc(s->nprods + s->ngroups + 1, sizeof(item));
     if (!v)
         return NULL;
     uint32_t m = 0;
     for (uint32_t g = 0; g < s->ngroups; g++) {
         const mp_group *gr = &s->groups[g];
-        if (is_mid(gr)) {
+        if (s->kara && g == s->kara_group) {
+            v[m].an = s->kara_an;
+            v[m].cost = piece_cost(s->kara_an, s->kara_bn);
+            v[m++].t = task(MP_T_KARA, 0, 0, 0, s->kara_bn);
+        } else if (is_mid(gr)) {
             for (uint32_t k = 0; k < gr->count; k++) {
-                v[m].cost = prod_cost(&s->prods[gr->first + k]);
-                v[m++].t = task(MP_T_PROD, 0, gr->first + k, 0, 0);
+                const mp_prod *p = &s->prods[gr->first + k];
+                v[m].an = p->an;
+                v[m].cost = piece_cost(p->an, p->bn);
+                v[m++].t = task(MP_T_PROD, 0, gr->first + k, 0, p->bn);
             }
         } else if (groups_too) {
-            v[m].cost = group_cost(s, gr);
+            v[m].cost = group_cost(c, s, gr);
             v[m++].t = task(MP_T_GROUP, 0, g, 0, 0);
         }
     }
-    qsort(v, m, sizeof(cost_idx), cmp_cost_desc);
+    qsort(v, m, sizeof(item), cmp_item_desc);
     *count = m;
     return v;
 }
 
-/* One thread per side, no barrier: valid when no group is both lo and hi. */
-static int plan_chain(mp_plan *pl, const mp_scheme *s, size_t n, int T)
+/* the longest piece of an A side of an words that costs at most budget */
+static size_t piece_len(size_t an, size_t bn, double budget)
 {
-    for (uint32_t g = 0; g < s->ngroups; g++)
-        if (s->groups[g].lo && s->groups[g].hi)
-            return -1;
+    size_t lo = 0, hi = bn;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (cut_cost(an, mid) <= budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Cut its B side into at most T pieces so that the loads come out level
+ * (water filling on the cost model), and give piece w to worker w, in phase
+ * ph. Pieces below an eighth of it (or 2 words) are not worth a task. */
+static void b_fill(builder *b, int ph, const item *it)
+{
+    const size_t bn = it->t.pb;
+    size_t len[64] = {0}, sum = 0;
+    double lo = 0, hi = 0;
+    for (int w = 0; w < b->T; w++)
+        if (b->load[w] > hi)
+            hi = b->load[w];
+    hi += it->cost;
+    for (int iter = 0; iter < 60; iter++) {
+        double level = (lo + hi) / 2;
+        size_t tot = 0;
+        for (int w = 0; w < b->T; w++)
+            tot += level > b->load[w] ? piece_len(it->an, bn, level - b->load[w]) : 0;
+        if (tot >= bn)
+            hi = level;
+        else
+            lo = level;
+    }
+    const size_t least_len = bn / 8 > 2 ? bn / 8 : 2;
+    for (int w = 0; w < b->T; w++) {
+        len[w] = hi > b->load[w] ? piece_len(it->an, bn, hi - b->load[w]) : 0;
+        if (len[w] < least_len)
+            len[w] = 0;
+    }
+    /* the level rounds up: trim the longest pieces back to bn words in all, or
+     * give what is missing to the least loaded */
+    for (int w = 0; w < b->T; w++)
+        sum += len[w];
+    while (sum > bn) {
+        int big = -1;
+        for (int w = 0; w < b->T; w++)
+            if (len[w] && (big < 0 || b->load[w] + cut_cost(it->an, len[w]) >
+                                          b->load[big] + cut_cost(it->an, len[big])))
+                big = w;
+        size_t cut = sum - bn < len[big] ? sum - bn : len[big];
+        len[big] -= cut;
+        sum -= cut;
+    }
+    if (sum < bn) {
+        /* to the least loaded worker that has a piece (or to the least loaded) */
+        int least = -1;
+        for (int w = 0; w < b->T; w++)
+            if ((len[w] || !sum) && (least < 0 || b->load[w] + cut_cost(it->an, len[w]) <
+                                                     b->load[least] + cut_cost(it->an, len[least])))
+                least = w;
+        len[least] += bn - sum;
+    }
+    uint32_t pa = 0;
+    for (int w = 0; w < b->T; w++) {
+        if (!len[w])
+            continue;
+        mp_task t = it->t;
+        t.pa = pa;
+        t.pb = pa + (uint32_t)len[w];
+        pa = t.pb;
+        b_add(b, ph, w, t, cut_cost(it->an, len[w]));
+    }
+}
+
+/* the middle items: whole ones largest first to the least loaded, except the
+ * largest, which is cut to level the loads at the end */
+static void b_middle(builder *b, int ph, const item *v, uint32_t m)
+{
+    for (uint32_t k = 1; k < m; k++)
+        b_add(b, ph, b_least(b), v[k].t, v[k].cost);
+    if (m > 0) {
+        if (b->T > 1 && v[0].t.kind != MP_T_GROUP)
+            b_fill(b, ph, &v[0]);
+        else
+            b_add(b, ph, b_least(b), v[0].t, v[0].cost);
+    }
+}
+
+/* ---- the schedules ---------------------------------------------------------- */
+
+/* Each side on one worker (wlo, whi): its groups in phase 1 and its Q P in
+ * phase 2, or the one-task side when the scheme has it. The middle groups are
+ * not touched (collect() lists them). */
+static void b_sides(builder *b, const mns_mpart_ctx *c, const mp_scheme *s, int wlo, int whi,
+                    int may_split, int *split)
+{
+    const size_t n = c->n;
+    /* a one-task side where the model finds it cheaper than the group and the
+     * wrap-around Q P (which wins at FFT sizes) */
+    uint32_t lo1 = s->lo_side, hi1 = s->hi_side;
+    *split = 0;
+    if (lo1 != UINT32_MAX &&
+        side_cost(c, s, MP_LO) >= group_cost(c, s, &s->groups[lo1]) + qp_cost(c, s, MP_LO, n))
+        lo1 = UINT32_MAX;
+    if (hi1 != UINT32_MAX &&
+        side_cost(c, s, MP_HI) >= group_cost(c, s, &s->groups[hi1]) + qp_cost(c, s, MP_HI, n))
+        hi1 = UINT32_MAX;
+    for (uint32_t g = 0; g < s->ngroups; g++) {
+        const mp_group *gr = &s->groups[g];
+        if (g == lo1)
+            b_add(b, 0, wlo, task(MP_T_LOSIDE, 0, g, 0, 0), side_cost(c, s, MP_LO));
+        else if (g == hi1) {
+            /* on two threads the low half product of its Q P can move to the
+             * Montgomery side's thread (MP_T_HILO) */
+            *split = may_split && wlo != whi && s->hilo_m > 0;
+            b_add(b, 0, whi, task(MP_T_HISIDE, (uint32_t)*split, g, 0, 0),
+                  side_cost(c, s, MP_HI) - (*split ? hilo_cost(c, s) - HANDOVER_UNITS : 0));
+        }
+        else if (!is_mid(gr))
+            b_add(b, 0, gr->hi ? whi : wlo, task(MP_T_GROUP, 0, g, 0, 0), group_cost(c, s, gr));
+    }
+    if (s->have_lo && lo1 == UINT32_MAX)
+        b_add(b, 1, wlo, task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n), qp_cost(c, s, MP_LO, n));
+    if (s->have_hi && hi1 == UINT32_MAX)
+        b_add(b, 1, whi, task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n), qp_cost(c, s, MP_HI, n));
+}
+
+static int plan_seq(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s)
+{
     builder b;
     uint32_t m = 0;
-    cost_idx *v = NULL;
-    int ok = b_init(&b, T, s->nprods + s->ngroups + 2) && (v = phase1_items(s, 0, &m));
+    item *v = NULL;
+    int ok = b_init(&b, 1, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
     if (ok) {
-        int side_w[2] = {0, T > 1 ? 1 : 0};
-        for (uint32_t g = 0; g < s->ngroups; g++) {
-            const mp_group *gr = &s->groups[g];
-            if (!is_mid(gr))
-                b_add(&b, 0, side_w[gr->hi ? 1 : 0], task(MP_T_GROUP, 0, g, 0, 0),
-                      group_cost(s, gr));
-        }
-        if (s->have_lo)
-            b_add(&b, 1, side_w[0], task(MP_T_QP, MP_LO, 0, 0, (uint32_t)n),
-                  qp_cost(s, MP_LO, n));
-        if (s->have_hi)
-            b_add(&b, 1, side_w[1], task(MP_T_QP, MP_HI, 0, 0, (uint32_t)n),
-                  qp_cost(s, MP_HI, n));
-        /* middle products: they feed nobody, so they may go to phase 2 of any
-         * thread; least loaded first */
+        int split;
+        b_sides(&b, c, s, 0, 0, 0, &split);
         for (uint32_t k = 0; k < m; k++)
-            b_add(&b, 1, b_least(&b), v[k].t, v[k].cost);
+            b_add(&b, 0, 0, v[k].t, v[k].cost);
+        ok = b_emit(&b, pl, 0, "seq", b_max(&b));
+    }
+    free(v);
+    b_free(&b);
+    return ok;
+}
+
+/* One thread per side, no barrier: valid when no group is both lo and hi.
+ * may_split: the Barrett side may leave its low half product (MP_T_HILO) to
+ * thread 0. */
+static int plan_chain_one(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T,
+                          int may_split)
+{
+    builder b;
+    uint32_t m = 0;
+    item *v = NULL;
+    int ok = b_init(&b, T, s->nprods + s->ngroups + 4) && (v = collect(c, s, 0, &m));
+    if (ok) {
+        for (int w = 1; w < T; w++)
+            b.load[w] = START_UNITS;
+        int split;
+        b_sides(&b, c, s, 0, T > 1 ? 1 : 0, may_split, &split);
+        /* the low half product of the Barrett side's Q P: tried by thread 0
+         * after its side, done by thread 1 last if still untaken */
+        if (split)
+            b_add(&b, 1, 0, task(MP_T_HILO, 0, s->hi_side, 0, 0),
+                  hilo_cost(c, s) + HANDOVER_UNITS);
+        /* the middle feeds nobody, so it may go to phase 2 of any thread */
+        b_middle(&b, 1, v, m);
+        if (split)
+            b_add(&b, 1, 1, task(MP_T_HILO, 1, s->hi_side, 0, 0), 0);
         ok = b_emit(&b, pl, 0, "chain", b_max(&b));
     }
     free(v);
@@ -375,34 +608,63 @@ static int plan_chain(mp_plan *pl, const mp_scheme *s, size_t n, int T)
     return ok;
 }
 
+/* The chain schedule, with the Barrett side's low half product moved to
+ * thread 0 or kept, whichever the model finds shorter. (Measured at 8192
+ * bits on a quiet machine, medians of 1500-3000 calls, several windows:
+ * kept, Barrett side whole, the Karatsuba middle cut 53/12 words (what the
+ * model picks): 16180-16790 ticks; kept but still handed over, middle cut
+ * 57/8: 16550-17130; moved, middle whole on thread 1: 17070-17560. At 16384
+ * bits the model moves it, and that measured level with or better than the
+ * alternatives.) */
+static int plan_chain(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T)
+{
+    for (uint32_t g = 0; g < s->ngroups; g++)
+        if (s->groups[g].lo && s->groups[g].hi)
+            return -1;
+    if (!plan_chain_one(pl, c, s, T, 0))
+        return 0;
+    mp_plan alt;
+    memset(&alt, 0, sizeof alt);
+    if (!plan_chain_one(&alt, c, s, T, 1)) {
+        mns_mpart_plan_free(pl);
+        return 0;
+    }
+    if (alt.est < pl->est) {
+        mns_mpart_plan_free(pl);
+        *pl = alt;
+    } else
+        mns_mpart_plan_free(&alt);
+    return 1;
+}
+
 /* Phase 1 by longest task first, one barrier, then Q_lo P and Q_hi P in T
  * pieces of P each (piece w of both sides to worker w). */
-static int plan_lpt(mp_plan *pl, const mp_scheme *s, size_t n, int T)
+static int plan_lpt(mp_plan *pl, const mns_mpart_ctx *c, const mp_scheme *s, int T)
 {
+    const size_t n = c->n;
     builder b;
     uint32_t m = 0;
-    cost_idx *v = NULL;
-    int ok = b_init(&b, T, s->nprods + s->ngroups + 2) && (v = phase1_items(s, 1, &m));
+    item *v = NULL;
+    int ok = b_init(&b, T, s->nprods + s->ngroups + 4) && (v = collect(c, s, 1, &m));
     if (ok) {
-        for (uint32_t k = 0; k < m; k++)
-            b_add(&b, 0, b_least(&b), v[k].t, v[k].cost);
+        b_middle(&b, 0, v, m);
         double ph1 = b_max(&b), ph2 = 0;
         for (int w = 0; w < T; w++) {
             uint32_t pa = (uint32_t)(n * (size_t)w / (size_t)T);
             uint32_t pb = (uint32_t)(n * (size_t)(w + 1) / (size_t)T);
             if (pb == pa)
                 continue;
-            double c = 0;
+            double cost = 0;
             if (s->have_lo) {
                 b_add(&b, 1, w, task(MP_T_QP, MP_LO, 0, pa, pb), 0);
-                c += qp_cost(s, MP_LO, pb - pa);
+                cost += qp_cost(c, s, MP_LO, pb - pa);
             }
             if (s->have_hi) {
                 b_add(&b, 1, w, task(MP_T_QP, MP_HI, 0, pa, pb), 0);
-                c += qp_cost(s, MP_HI, pb - pa);
+                cost += qp_cost(c, s, MP_HI, pb - pa);
             }
-            if (c > ph2)
-                ph2 = c;
+            if (cost > ph2)
+                ph2 = cost;
         }
         ok = b_emit(&b, pl, 1, "lpt", ph1 + BARRIER_UNITS + ph2);
     }
@@ -415,7 +677,7 @@ static int plan_lpt(mp_plan *pl, const mp_scheme *s, size_t n, int T)
  * 5, 6 by PBR, the 10 products of i + j = 2, 3, 4 as T2..T11 in that order. */
 static int plan_table(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
 {
-    if (c->ka != 4 || c->kb != 4 || s->nprods != 16 || s->ngroups != 7)
+    if (c->ka != 4 || c->kb != 4 || s->nprods != 16 || s->ngroups != 7 || s->kara)
         return -1;
     for (uint32_t g = 0; g < 7; g++) {
         int lo = g <= 1, hi = g >= 5;
@@ -429,7 +691,8 @@ static int plan_table(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, i
     uint32_t k = 2;
     for (uint32_t g = 2; g <= 4; g++)
         for (uint32_t q = 0; q < s->groups[g].count; q++)
-            tt[k++] = task(MP_T_PROD, 0, s->groups[g].first + q, 0, 0);
+            tt[k++] = task(MP_T_PROD, 0, s->groups[g].first + q, 0,
+                           s->prods[s->groups[g].first + q].bn);
     tt[12] = task(MP_T_GROUP, 0, 5, 0, 0);
     tt[13] = task(MP_T_GROUP, 0, 6, 0, 0);
     const size_t n = c->n;
@@ -470,13 +733,22 @@ static int plan_table(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, i
     return ok;
 }
 
+static int plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T);
+
 int mns_mpart_plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
+{
+    int ok = plan_build(pl, s, c, T);
+    pl->s = s;
+    return ok;
+}
+
+static int plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c, int T)
 {
     memset(pl, 0, sizeof *pl);
     if (T > 64)
         return 0;
     if (T == 1)
-        return plan_seq(pl, s, c->n);
+        return plan_seq(pl, c, s);
     if ((T == 4 || T == 6) && c->n >= 12 && c->plan_pref == 0) {
         int r = plan_table(pl, s, c, T);
         if (r >= 0)
@@ -485,14 +757,14 @@ int mns_mpart_plan_build(mp_plan *pl, const mp_scheme *s, const mns_mpart_ctx *c
     mp_plan chain, lpt;
     memset(&chain, 0, sizeof chain);
     memset(&lpt, 0, sizeof lpt);
-    int rc = c->plan_pref == 2 ? -1 : plan_chain(&chain, s, c->n, T);
+    int rc = c->plan_pref == 2 ? -1 : plan_chain(&chain, c, s, T);
     if (rc == 0)
         return 0;
     if (c->plan_pref == 1 && rc > 0) {
         *pl = chain;
         return 1;
     }
-    if (!plan_lpt(&lpt, s, c->n, T)) {
+    if (!plan_lpt(&lpt, c, s, T)) {
         mns_mpart_plan_free(&chain);
         return 0;
     }

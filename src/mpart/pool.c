@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <x86intrin.h>
 
 /* Idle workers spin this many TSC ticks (about 1 ms at 2 GHz) before
@@ -25,15 +26,19 @@ typedef struct {
     _Atomic uint64_t claimed;          /* generation of the last job whose share w is taken */
 } pool_slot;
 
+/* gen, fn and arg share a cache line (the one a spinning worker watches, so
+ * one transfer brings the whole job); sleepers has a line of its own, read by
+ * the caller on every call while the workers spin on gen. */
 struct mns_mpart_pool {
     int T;
     pthread_t *threads;
     pool_slot *slots;
     alignas(64) _Atomic uint64_t gen;
-    _Atomic int stop;
-    _Atomic int sleepers;
     mns_mpart_job_fn fn;
     void *arg;
+    _Atomic int stop;
+    alignas(8) unsigned char inline_arg[MNS_MPART_POOL_INLINE];
+    alignas(64) _Atomic int sleepers;
     alignas(64) _Atomic unsigned bar_count;
     _Atomic uint64_t bar_gen;
     pthread_mutex_t m;
@@ -177,14 +182,39 @@ void mns_mpart_pool_free(mns_mpart_pool *pool)
 
 int mns_mpart_pool_size(const mns_mpart_pool *pool) { return pool ? pool->T : 1; }
 
-void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, int independent)
+void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, size_t size,
+                        int independent)
 {
     pool->fn = fn;
     pool->arg = arg;
+    if (size <= MNS_MPART_POOL_INLINE) {
+        memcpy(pool->inline_arg, arg, size);
+        pool->arg = pool->inline_arg;
+    }
     uint64_t g = atomic_load_explicit(&pool->gen, memory_order_relaxed) + 1;
-    atomic_store(&pool->gen, g); /* seq_cst: pairs with the sleepers count */
-    wake(pool);
+    /* A release store does not wait for the line to reach this core (a
+     * sequentially consistent one, an xchg, stalls for the transfer from the
+     * spinning workers: 200-400 ticks here). A worker that parks sees g, or
+     * raised sleepers before it looked (it parks only after a sequentially
+     * consistent increment and reload); the check after the fence below
+     * sees every such increment. Parked workers are woken before the share
+     * that waits at a barrier for them, or after the caller's own share of an
+     * independent job (the caller takes over the shares they have not
+     * started), unless the quick look below already found them asleep. */
+    atomic_store_explicit(&pool->gen, g, memory_order_release);
+    int woken = atomic_load_explicit(&pool->sleepers, memory_order_relaxed) > 0;
+    if (woken)
+        wake(pool);
+    else if (!independent) {
+        atomic_thread_fence(memory_order_seq_cst);
+        wake(pool);
+        woken = 1;
+    }
     fn(arg, 0);
+    if (!woken) {
+        atomic_thread_fence(memory_order_seq_cst);
+        wake(pool);
+    }
     for (int w = 1; w < pool->T; w++) {
         if (independent && claim(&pool->slots[w], g)) {
             fn(arg, w);

@@ -2,6 +2,7 @@
  * 2) reductions, the final reduction of the multipartite sum, and the
  * accumulation helpers. Every length here is public; the only data-dependent
  * decisions are taken with masks. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ct.h"
@@ -23,18 +24,6 @@ static uint64_t sub_masked(uint64_t *r, size_t rn, const uint64_t *p, size_t pn,
     return b;
 }
 
-/* The borrow of r - p (r of rn >= pn words), nothing stored. */
-static uint64_t borrow_of(const uint64_t *r, size_t rn, const uint64_t *p, size_t pn)
-{
-    uint64_t b = 0;
-    for (size_t i = 0; i < rn; i++) {
-        uint64_t pi = i < pn ? p[i] : 0;
-        u128 d = (u128)r[i] - pi - b;
-        b = (uint64_t)(d >> 64) & 1;
-    }
-    return b;
-}
-
 /* all-ones if any of the n words is nonzero */
 static uint64_t mask_any(const uint64_t *x, size_t n)
 {
@@ -44,27 +33,28 @@ static uint64_t mask_any(const uint64_t *x, size_t n)
     return mns_ct_mask_nonzero(o);
 }
 
-/* mpn_mul wants the longer operand first and both non-empty */
-static void mul_any(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn)
-{
-    if (an >= bn)
-        mpn_mul((mp_ptr)r, (mp_srcptr)a, (mp_size_t)an, (mp_srcptr)b, (mp_size_t)bn);
-    else
-        mpn_mul((mp_ptr)r, (mp_srcptr)b, (mp_size_t)bn, (mp_srcptr)a, (mp_size_t)an);
-}
-
 void mns_mpart_csub(uint64_t *r, uint64_t hi, const uint64_t *p, size_t n)
 {
-    uint64_t ge = mns_ct_mask_nonzero(hi) | ~mns_ct_mask_bit(borrow_of(r, n, p, n));
-    sub_masked(r, n, p, n, ge);
+    /* subtract, then add back unless the value was >= p (a borrow with hi =
+     * 0 means it was below) */
+    uint64_t bw = mpn_sub_n((mp_ptr)r, (mp_srcptr)r, (mp_srcptr)p, (mp_size_t)n);
+    uint64_t back = bw & ~mns_ct_mask_nonzero(hi) & 1;
+    mpn_cnd_add_n(back, (mp_ptr)r, (mp_srcptr)r, (mp_srcptr)p, (mp_size_t)n);
 }
 
 void mns_mpart_pmr_q(uint64_t *q, const uint64_t *s, size_t sn, const uint64_t *mu, size_t t,
-                     uint64_t *scratch)
+                     uint64_t *scratch, int fast)
 {
-    size_t sl = sn < t ? sn : t;
-    mpn_mul((mp_ptr)scratch, (mp_srcptr)mu, (mp_size_t)t, (mp_srcptr)s, (mp_size_t)sl);
-    memcpy(q, scratch, t * sizeof(uint64_t));
+    if (sn >= t) {
+        mns_mpart_mullo(q, s, mu, t, scratch, fast);
+        return;
+    }
+    /* S of sn < t words: S mu mod beta^t = S (mu mod beta^(t-sn)) (t words,
+     * exact) + (S (mu div beta^(t-sn)) mod beta^sn) beta^(t-sn) */
+    uint64_t *lo = scratch, *rest = scratch + sn;
+    mns_mpart_mul_any(q, s, sn, mu, t - sn);
+    mns_mpart_mullo(lo, s, mu + (t - sn), sn, rest, fast);
+    mpn_add_n((mp_ptr)(q + t - sn), (mp_srcptr)(q + t - sn), (mp_srcptr)lo, (mp_size_t)sn);
 }
 
 void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, const uint64_t *nu_t,
@@ -77,14 +67,14 @@ void mns_mpart_pbr_q(uint64_t *q, const uint64_t *c1, size_t cn, size_t pad, con
 }
 
 void mns_mpart_pmr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, size_t n,
-                   const uint64_t *mu, size_t t, uint64_t *scratch, int *subs)
+                   const uint64_t *mu, size_t t, uint64_t *scratch, int fast, int *subs)
 {
     uint64_t *q = scratch;          /* t */
     uint64_t *qp = q + t;           /* n + t */
     uint64_t *sum = qp + n + t;     /* m + 1 */
     uint64_t *tmp = sum + m + 1;    /* 2 t */
-    mns_mpart_pmr_q(q, c, m, mu, t, tmp);
-    mul_any(qp, q, t, p, n);
+    mns_mpart_pmr_q(q, c, m, mu, t, tmp, fast);
+    mns_mpart_mul_any(qp, q, t, p, n);
     /* C + QP: QP has n + t <= m words */
     memcpy(sum, c, m * sizeof(uint64_t));
     uint64_t cy = mpn_add_n((mp_ptr)sum, (mp_srcptr)sum, (mp_srcptr)qp, (mp_size_t)(n + t));
@@ -113,7 +103,7 @@ void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, 
     uint64_t *tmp = R + m;            /* 2 t + 1 */
     const size_t sh = m - n - t;      /* Q = Q' beta^(m-n-t) */
     mns_mpart_pbr_q(q, c + (m - t), t, 0, nu, tmp);
-    mul_any(qp, q, t + 1, p, n);
+    mns_mpart_mul_any(qp, q, t + 1, p, n);
     /* 0 <= C - QP < beta^m: the top word of Q'P at word m is zero */
     memcpy(R, c, m * sizeof(uint64_t));
     mpn_sub_n((mp_ptr)(R + sh), (mp_srcptr)(R + sh), (mp_srcptr)qp, (mp_size_t)(n + t));
@@ -129,44 +119,72 @@ void mns_mpart_pbr(uint64_t *r, const uint64_t *c, size_t m, const uint64_t *p, 
         *subs = taken;
 }
 
+/* Barrett on bits with two guard bits: q1 = floor(x / 2^a), a = bits - 3,
+ * fmu = floor(2^(64F + 2) / p), q = floor(q1 fmu / 2^(64F + 2 - a)). With x <
+ * 2^(64F), q >= floor(x / p - x / 2^(64F + 2) - 2^a / p) > floor(x / p - 1/2),
+ * so x - q p < 2p: one masked subtraction. */
+int mns_mpart_fold_init(mns_mpart_fold *fd, const mpz_t p, size_t F)
+{
+    fd->n = mpz_size(p);
+    fd->F = F;
+    fd->bits = mpz_sizeinbase(p, 2);
+    fd->a = fd->bits >= 3 ? fd->bits - 3 : 0;
+    fd->q1n = F - fd->a / 64;
+    fd->mun = (64 * F + 2 - (fd->bits - 1) + 63) / 64 + 1;
+    fd->fmu = calloc(fd->mun, sizeof(uint64_t));
+    if (!fd->fmu)
+        return 0;
+    mpz_t t;
+    mpz_init_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * F + 2);
+    mpz_fdiv_q(t, t, p);
+    size_t count = 0;
+    mpz_export(fd->fmu, &count, -1, sizeof(uint64_t), 0, 0, t);
+    mpz_clear(t);
+    return 1;
+}
+
+void mns_mpart_fold_clear(mns_mpart_fold *fd)
+{
+    free(fd->fmu);
+    fd->fmu = NULL;
+}
+
 size_t mns_mpart_fold_scratch(const mns_mpart_fold *fd)
 {
-    return 4 * fd->F + fd->mun + 2 * fd->n + 8;
+    return 3 * fd->q1n + 2 * fd->mun + 3 * fd->n + 8;
 }
 
 void mns_mpart_fold_run(const mns_mpart_fold *fd, const uint64_t *p, uint64_t *r,
                         const uint64_t *x, uint64_t *scratch)
 {
-    const size_t n = fd->n, F = fd->F, b1 = fd->bits - 1;
-    const size_t wo = b1 / 64, q1n = F - wo;
-    const unsigned sh = (unsigned)(b1 % 64);
+    const size_t n = fd->n, q1n = fd->q1n, mun = fd->mun, wo = fd->a / 64;
+    const unsigned sh = (unsigned)(fd->a % 64);
     uint64_t *q1 = scratch;              /* q1n */
     uint64_t *pr = q1 + q1n;             /* q1n + mun */
-    uint64_t *q3 = pr + q1n + fd->mun;   /* q1n + 1 */
-    uint64_t *t = q3 + q1n + 1;          /* n + q1n */
+    uint64_t *q = pr + q1n + mun;        /* q1n + mun */
+    uint64_t *t = q + q1n + mun;         /* n + q1n */
     uint64_t *rr = t + n + q1n;          /* n + 1 */
-    /* q1 = floor(x / 2^(bits-1)) */
+    uint64_t *d = rr + n + 1;            /* n + 1 */
     if (sh)
         mpn_rshift((mp_ptr)q1, (mp_srcptr)(x + wo), (mp_size_t)q1n, sh);
     else
         memcpy(q1, x + wo, q1n * sizeof(uint64_t));
-    mul_any(pr, q1, q1n, fd->fmu, fd->mun);
-    /* q3 = floor(q1 fmu / 2^(64F - bits + 2)) <= floor(x / p), >= it - 2 */
-    const size_t s3 = 64 * F - fd->bits + 2, wo3 = s3 / 64, avail = q1n + fd->mun - wo3;
-    const unsigned sh3 = (unsigned)(s3 % 64);
-    if (sh3)
-        mpn_rshift((mp_ptr)q3, (mp_srcptr)(pr + wo3), (mp_size_t)avail, sh3);
+    mns_mpart_mul_any(pr, q1, q1n, fd->fmu, mun);
+    const size_t c = 64 * fd->F + 2 - fd->a, wc = c / 64, avail = q1n + mun - wc;
+    const unsigned shc = (unsigned)(c % 64);
+    if (shc)
+        mpn_rshift((mp_ptr)q, (mp_srcptr)(pr + wc), (mp_size_t)avail, shc);
     else
-        memcpy(q3, pr + wo3, avail * sizeof(uint64_t));
-    mul_any(t, q3, q1n, p, n);
-    /* x - q3 p < 3p < beta^(n+1): only the low n + 1 words matter */
-    memcpy(rr, x, (n + 1) * sizeof(uint64_t));
-    mpn_sub_n((mp_ptr)rr, (mp_srcptr)rr, (mp_srcptr)t, (mp_size_t)(n + 1));
-    for (int k = 0; k < 2; k++) {
-        uint64_t ge = ~mns_ct_mask_bit(borrow_of(rr, n + 1, p, n));
-        sub_masked(rr, n + 1, p, n, ge);
-    }
-    memcpy(r, rr, n * sizeof(uint64_t));
+        memcpy(q, pr + wc, avail * sizeof(uint64_t));
+    /* q < 2^(64F - bits + 1) fits q1n words; only the low n + 1 words of q p
+     * matter, as x - q p < 2p < beta^(n+1) */
+    mns_mpart_mul_any(t, q, q1n, p, n);
+    mpn_sub_n((mp_ptr)rr, (mp_srcptr)x, (mp_srcptr)t, (mp_size_t)(n + 1));
+    uint64_t bw = mpn_sub((mp_ptr)d, (mp_srcptr)rr, (mp_size_t)(n + 1), (mp_srcptr)p, (mp_size_t)n);
+    uint64_t keep = mns_ct_mask_bit(bw);
+    for (size_t i = 0; i < n; i++)
+        r[i] = (rr[i] & keep) | (d[i] & ~keep);
 }
 
 void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const uint64_t *x,
@@ -179,18 +197,64 @@ void mns_mpart_acc_add(uint64_t *acc, uint64_t *cy, size_t W, size_t off, const 
                                (mp_size_t)len);
 }
 
-void mns_mpart_acc_sub(uint64_t *acc, uint64_t *bw, size_t W, size_t off, const uint64_t *x,
-                       size_t xn)
+/* ---- accumulation modulo beta^K - 1 ------------------------------------- */
+
+/* acc +- x at word off, modulo beta^K - 1: slices up to the top, then from
+ * word 0 on (beta^K = 1); a carry or borrow out of the top word counts at
+ * word 0 */
+static void ring_op(uint64_t *acc, int64_t *d, size_t K, size_t off, const uint64_t *x, size_t xn,
+                    int sub)
 {
-    if (off >= W || xn == 0)
-        return;
-    size_t len = xn < W - off ? xn : W - off;
-    bw[off + len] += mpn_sub_n((mp_ptr)(acc + off), (mp_srcptr)(acc + off), (mp_srcptr)x,
-                               (mp_size_t)len);
+    while (xn > 0) {
+        size_t len = xn < K - off ? xn : K - off;
+        mp_ptr r = (mp_ptr)(acc + off);
+        int64_t c = sub ? -(int64_t)mpn_sub_n(r, r, (mp_srcptr)x, (mp_size_t)len)
+                        : (int64_t)mpn_add_n(r, r, (mp_srcptr)x, (mp_size_t)len);
+        d[off + len == K ? 0 : off + len] += c;
+        x += len;
+        xn -= len;
+        off = 0;
+    }
 }
 
-void mns_mpart_acc_settle(uint64_t *acc, const uint64_t *cy, const uint64_t *bw, size_t W)
+void mns_mpart_ring_add(uint64_t *acc, int64_t *d, size_t K, size_t off, const uint64_t *x,
+                        size_t xn)
 {
-    mpn_add_n((mp_ptr)acc, (mp_srcptr)acc, (mp_srcptr)cy, (mp_size_t)W);
-    mpn_sub_n((mp_ptr)acc, (mp_srcptr)acc, (mp_srcptr)bw, (mp_size_t)W);
+    ring_op(acc, d, K, off, x, xn, 0);
+}
+
+void mns_mpart_ring_sub(uint64_t *acc, int64_t *d, size_t K, size_t off, const uint64_t *x,
+                        size_t xn)
+{
+    ring_op(acc, d, K, off, x, xn, 1);
+}
+
+int64_t mns_mpart_ring_settle(uint64_t *acc, const int64_t *d, size_t K)
+{
+    __int128 c = 0;
+    for (size_t i = 0; i < K; i++) {
+        __int128 t = (__int128)acc[i] + d[i] + c;
+        acc[i] = (uint64_t)t;
+        c = t >> 64; /* arithmetic: c may be negative */
+    }
+    return (int64_t)c;
+}
+
+void mns_mpart_ring_finish(uint64_t *s, size_t K, int64_t e)
+{
+    /* V = S + e as an integer: R = V when V < beta^K (or R = 0 when V =
+     * beta^K - 1), and R = V - beta^K + 1 when V >= beta^K, in which case V -
+     * beta^K is below e and the + 1 stays in word 0. V < 0 would give R >=
+     * beta^K - 1 - |e| > beta^(K-1). */
+    __int128 c = e;
+    for (size_t i = 0; i < K; i++) {
+        __int128 t = (__int128)s[i] + c;
+        s[i] = (uint64_t)t;
+        c = t >> 64;
+    }
+    s[0] += (uint64_t)c;
+    /* R < beta^(K-1): a nonzero top word means V = beta^K - 1, i.e. R = 0 */
+    uint64_t zero = ~mns_ct_mask_nonzero(s[K - 1]);
+    for (size_t i = 0; i < K; i++)
+        s[i] &= zero;
 }
