@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/ct.h"
@@ -107,7 +108,7 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
     size_t pw, qa, total = exec_words(c, T, &pw, &qa);
     ex->T = T;
     ex->per_worker = pw;
-    ex->block = aligned_alloc(64, (total * sizeof(uint64_t) + 63) / 64 * 64);
+    ex->block = mns_alloc64(total * sizeof(uint64_t));
     if (!ex->block)
         return 0;
     ex->sync = (struct mp_sync *)(ex->block + (size_t)T * pw); /* a line: pw is a multiple of 8 */
@@ -520,7 +521,7 @@ static const mns_field_ops mpart_ops = {
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char *name,
                                 long ka, long kb, long T, int plan_pref)
 {
-    mns_mpart_ctx *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
+    mns_mpart_ctx *c = mns_alloc64(sizeof *c);
     if (!c)
         return mns_error(MNS_ENOMEM, "%s: out of memory", name);
     memset(c, 0, sizeof *c);

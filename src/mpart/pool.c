@@ -1,4 +1,5 @@
 /* The thread pool of the mpart backends (see pool.h). */
+#include "core/alloc.h"
 #include "mpart/pool.h"
 
 #include <sched.h>
@@ -116,12 +117,12 @@ mns_mpart_pool *mns_mpart_pool_new(int T)
 {
     if (T < 2)
         return NULL;
-    mns_mpart_pool *pool = aligned_alloc(64, (sizeof *pool + 63) / 64 * 64);
+    mns_mpart_pool *pool = mns_alloc64(sizeof *pool);
     if (!pool)
         return NULL;
     pool->T = T;
     pool->threads = calloc((size_t)T, sizeof(pthread_t));
-    pool->slots = aligned_alloc(64, (size_t)T * sizeof(pool_slot));
+    pool->slots = mns_alloc64((size_t)T * sizeof(pool_slot));
     if (!pool->threads || !pool->slots) {
         free(pool->threads);
         free(pool->slots);

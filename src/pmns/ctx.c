@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/cpu.h"
 #include "core/error.h"
 #include "pmns/pmns.h"
@@ -18,11 +19,7 @@ typedef __int128 i128;
 static void *alloc_words(size_t words)
 {
     /* 64-byte alignment for the IFMA kernels' full-vector loads */
-    size_t bytes = (words * 8 + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, bytes ? bytes : 64);
-    if (p)
-        memset(p, 0, bytes ? bytes : 64);
-    return p;
+    return mns_alloc64_words_zero(words);
 }
 
 void mns_pmns_ctx_free(mns_pmns_ctx *c)

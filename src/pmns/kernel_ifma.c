@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "pmns/pmns.h"
 
@@ -77,8 +78,8 @@ mns_status mns_pmns_ifma_prepare(mns_pmns_ctx *c)
     c->nchunks = (n + 7) / 8;
     c->ext_len = (size_t)(8 * c->nchunks + n + 8);
     size_t bytes = (c->ext_len * 8 + 63) & ~(size_t)63;
-    c->m_ext = aligned_alloc(64, bytes);
-    c->mp_ext = aligned_alloc(64, bytes);
+    c->m_ext = mns_alloc64(bytes);
+    c->mp_ext = mns_alloc64(bytes);
     c->m_row0 = calloc((size_t)n, 8);
     c->mp_row0 = calloc((size_t)n, 8);
     if (!c->m_ext || !c->mp_ext || !c->m_row0 || !c->mp_row0)
@@ -93,8 +94,8 @@ mns_status mns_pmns_ifma_prepare(mns_pmns_ctx *c)
             return mns_error(MNS_ENOTSUP, "pmns: M row entry above 52 bits");
     c->ext8_stride = (c->ext_len + 7) & ~(size_t)7;
     size_t b8 = 8 * c->ext8_stride * 8;
-    c->m_ext8 = aligned_alloc(64, b8);
-    c->mp_ext8 = aligned_alloc(64, b8);
+    c->m_ext8 = mns_alloc64(b8);
+    c->mp_ext8 = mns_alloc64(b8);
     c->off_u = calloc((size_t)n, sizeof(int32_t));
     c->off_a = calloc((size_t)n, sizeof(int32_t));
     if (!c->m_ext8 || !c->mp_ext8 || !c->off_u || !c->off_a)
@@ -369,7 +370,7 @@ static uint64_t *scratch_get(ifma_scratch *s, const mns_pmns_ctx *c, size_t *chw
         return s->stack;
     }
     size_t bytes = ((5 * ch + c->ext_len) * 8 + 63) & ~(size_t)63;
-    s->heap = aligned_alloc(64, bytes);
+    s->heap = mns_alloc64(bytes);
     return s->heap;
 }
 

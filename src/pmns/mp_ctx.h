@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <gmp.h>
+#include "core/alloc.h"
 #include "mns.h"
 #include "mns_pmns.h"
 
@@ -240,7 +241,7 @@ static inline uint64_t *mp_scratch_get(mp_scratch *t, size_t words)
     t->heap = NULL;
     if (words <= MP_STACK_WORDS)
         return t->stack;
-    t->heap = (uint64_t *)aligned_alloc(64, ((words * 8 + 63) / 64) * 64);
+    t->heap = (uint64_t *)mns_alloc64(words * 8);
     return t->heap;
 }
 

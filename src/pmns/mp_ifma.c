@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "pmns/mp_ctx.h"
 
 #define IFMA_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq")))
@@ -45,8 +46,8 @@ int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c)
     c->lanes_s = (s * b + 7) & ~7;
     c->lanes_1 = (b + 7) & ~7;
     size_t ls = (size_t)b * c->lanes_s, l1 = (size_t)b * c->lanes_1;
-    c->mcol = aligned_alloc(64, ((size_t)pl->leaves * ls + 64) * 8);
-    c->mpcol = aligned_alloc(64, ((size_t)pl->leaves * l1 + 64) * 8);
+    c->mcol = mns_alloc64(((size_t)pl->leaves * ls + 64) * 8);
+    c->mpcol = mns_alloc64(((size_t)pl->leaves * l1 + 64) * 8);
     if (!c->mcol || !c->mpcol)
         return 0;
     for (int l = 0; l < pl->leaves; l++) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "pmns/mp_ifma_fused.h"
 
 /* ---- unsplit ---------------------------------------------------------------- */
@@ -55,7 +56,7 @@ static const mp_mul_fn fu_sqr_tab[MP_FAST_SMAX - 1][8] = {
                 w[FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS ? FS_WORDS(S, F0, F1, F2) : 1];    \
             fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                  \
         } else {                                                                               \
-            uint64_t *w = aligned_alloc(64, FS_WORDS(S, F0, F1, F2) * 8);                      \
+            uint64_t *w = mns_alloc64(FS_WORDS(S, F0, F1, F2) * 8);                            \
             if (!w) {                                                                          \
                 memset(r, 0, c->limbs * sizeof *r);                                            \
                 return;                                                                        \
@@ -247,9 +248,9 @@ static int fs_bounds_ok(const mns_pmns_mp_ctx *c, const struct fs_plan *pl, uint
 IFMA_TARGET static int fs_prepare(mns_pmns_mp_ctx *c, const struct fs_plan *pl)
 {
     const int s = c->s, n = c->n, N = 8 * pl->m, NL = pl->leaves;
-    uint64_t *dig = aligned_alloc(64, (size_t)N * 8);
-    uint64_t *tmp = aligned_alloc(64, (size_t)16 * N * 8);
-    c->msplit = aligned_alloc(64, ((size_t)s * NL * 10 + 8) * 8);
+    uint64_t *dig = mns_alloc64((size_t)N * 8);
+    uint64_t *tmp = mns_alloc64((size_t)16 * N * 8);
+    c->msplit = mns_alloc64(((size_t)s * NL * 10 + 8) * 8);
     int ok = dig && tmp && c->msplit;
     uint64_t mdmax = 0;
     for (int j = 0; ok == 1 && j < s; j++) {
@@ -303,7 +304,7 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
      * lanes) or 8 ceil(n/8): column c, lane r: t'[r - c], t'[d] = m'_d,
      * t'[-d] = lambda m'_(n-d) */
     c->mpl = want_split && pi >= 0 ? 8 * fs_plans[pi].m : 8 * nv;
-    c->mpfast = aligned_alloc(64, (size_t)n * c->mpl * 8);
+    c->mpfast = mns_alloc64((size_t)n * c->mpl * 8);
     uint64_t *tp = malloc((size_t)2 * n * 8);
     if (!c->mpfast || !tp) {
         free(tp);
@@ -343,7 +344,7 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
             return 1;
         }
         if (c->mpl != 8 * nv) { /* the unsplit kernel reads 8 ceil(n/8) lanes per column */
-            uint64_t *m2 = aligned_alloc(64, (size_t)n * 8 * nv * 8);
+            uint64_t *m2 = mns_alloc64((size_t)n * 8 * nv * 8);
             if (!m2)
                 return 0;
             for (int cc = 0; cc < n; cc++)
@@ -354,7 +355,7 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
         }
     }
     const size_t L = (size_t)nv * 8;
-    c->mfast = aligned_alloc(64, (size_t)n * s * L * 8);
+    c->mfast = mns_alloc64((size_t)n * s * L * 8);
     uint64_t *seq = malloc((size_t)2 * L * 8);
     if (!c->mfast || !seq) {
         free(seq);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/cpu.h"
 #include "core/error.h"
 #include "rns/rns.h"
@@ -61,11 +62,7 @@ uint64_t mns_rns_invmod_var(uint64_t a, uint64_t m)
 
 void *mns_rns_alloc_words(size_t words)
 {
-    size_t bytes = (words * sizeof(uint64_t) + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes ? bytes : 64);
-    if (p)
-        memset(p, 0, bytes ? bytes : 64);
-    return p;
+    return mns_alloc64_words_zero(words);
 }
 
 void mns_rns_free(mns_rns *r)
