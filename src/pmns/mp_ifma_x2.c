@@ -64,10 +64,12 @@ static const mp_mul2_fn x2_sqr_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
 
 /* after the fused path's data: contexts without it make two calls. The
  * interleaved multiplication is kept where it beats two calls (which the
- * out-of-order core already overlaps): one vector per polynomial (1024-1536
- * bits, s = 3..6); at two or more it measured 5-12% slower (2048 bits, s = 3
- * and 5), so those make two calls. The interleaved squaring was faster at
- * every shape measured (4-14%). */
+ * out-of-order core already overlaps): one vector per polynomial below n = 6;
+ * at two or more vectors it measured 5-12% slower (2048 bits, s = 3 and 5),
+ * and from n = 6 to 8 two calls of the register kernel fr_body (1024 bits:
+ * 264-310 vs 273-310 ticks per product), so those make two calls. The
+ * interleaved squaring was faster at every shape measured (4-14%; 1024 bits
+ * against fr_body: 226-254 vs 251-287). */
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
 {
     const int nv = (c->n + 7) / 8;
@@ -80,7 +82,7 @@ void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
         c->fast2_sqr = x2s_sqr_tab[c->s - 2][pi];
         return;
     }
-    if (nv == 1)
+    if (nv == 1 && c->n < FR_NMIN) /* n >= FR_NMIN: two calls of fr_body are as fast */
         c->fast2 = x2_mul_tab[c->s - 2];
     c->fast2_sqr = x2_sqr_tab[c->s - 2][nv - 1];
 }
