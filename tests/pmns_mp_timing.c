@@ -12,7 +12,8 @@
  * compare columns of one run. The primes are mns-bench's (bench/primes.c,
  * seed 1); the x2 pair adds the seed-2 prime of the same size with the same
  * (n, s). Not a test: nothing is asserted.
- * Usage: pmns-mp-timing [--specs "a;b;c"] [--exp] [--sets N] [bits ...] */
+ * --sqr adds each spec's squaring.
+ * Usage: pmns-mp-timing [--specs "a;b;c"] [--exp] [--sqr] [--sets N] [bits ...] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include "mns.h"
 #include "mns_pmns_mp.h"
+#include "core/field_internal.h"
 #include "primes.h"
 #include "testutil.h"
 
@@ -91,6 +93,11 @@ static void f_mul(void *s)
     fst *q = s;
     mns_field_mul(q->f, q->x, q->x, q->y);
 }
+static void f_sqr(void *s)
+{
+    fst *q = s;
+    mns_field_sqr(q->f, q->x, q->x);
+}
 static void f_exp(void *s)
 {
     fst *q = s;
@@ -106,7 +113,82 @@ static void f_reset(void *s)
     rand_mpz(a, q->p);
     mns_field_set_mpz(q->f, q->y, a);
     rand_mpz(q->e, q->p);
+    mpz_setbit(q->e, mpz_sizeinbase(q->p, 2) - 1); /* full length, as OpenSSL's below */
     mpz_clear(a);
+}
+
+/* ---- x2 exponentiation: two fields (two primes of one (n, s)), one
+ * mns_field_powm_x2 per call (src/exp's mns_exp_powm_x2 over the backend's
+ * x2 kernels), full-size exponents ---- */
+typedef struct {
+    mns_field *f[2];
+    uint64_t *x[2], *y[2], *sc[2];
+    mpz_t p[2], e[2];
+} xest;
+static void xe_exp(void *s)
+{
+    xest *q = s;
+    mns_field_powm_x2(q->f[0], q->x[0], q->y[0], q->e[0], q->f[1], q->x[1], q->y[1], q->e[1],
+                      q->sc[0], q->sc[1]);
+}
+static void xe_reset(void *s)
+{
+    xest *q = s;
+    mpz_t a;
+    mpz_init(a);
+    for (int w = 0; w < 2; w++) {
+        rand_mpz(a, q->p[w]);
+        mns_field_set_mpz(q->f[w], q->x[w], a);
+        rand_mpz(a, q->p[w]);
+        mns_field_set_mpz(q->f[w], q->y[w], a);
+        rand_mpz(q->e[w], q->p[w]);
+        mpz_setbit(q->e[w], mpz_sizeinbase(q->p[w], 2) - 1); /* full length */
+    }
+    mpz_clear(a);
+}
+/* fields "spec:s=S,n=N" (the shape of the first spec on p) on p0 and the
+ * first prime of seeds 2, 3, ... that admits it; 0 if none */
+static int xe_init(xest *q, const mpz_t p0, unsigned bits, const char *spec, const char *desc)
+{
+    int n, s;
+    char sp[256];
+    const char *pn = strstr(desc, " n="), *ps = strstr(desc, " s=");
+    if (!pn || !ps || sscanf(pn, " n=%d", &n) != 1 || sscanf(ps, " s=%d", &s) != 1)
+        return 0;
+    snprintf(sp, sizeof sp, "%s%cs=%d,n=%d", spec, strchr(spec, ':') ? ',' : ':', s, n);
+    mpz_inits(q->p[0], q->p[1], q->e[0], q->e[1], NULL);
+    mpz_set(q->p[0], p0);
+    q->f[1] = NULL;
+    if (mns_field_new(&q->f[0], p0, sp) == MNS_OK)
+        for (unsigned long seed = MB_DEFAULT_SEED + 1; seed < MB_DEFAULT_SEED + 8; seed++) {
+            mb_prime(q->p[1], bits, seed);
+            if (mns_field_new(&q->f[1], q->p[1], sp) == MNS_OK)
+                break;
+            q->f[1] = NULL;
+        }
+    if (!q->f[1] || mns_field_x2(q->f[0], q->f[1]) != 2) {
+        printf("  powm_x2 %s: no second prime with the x2 kernels in 7 seeds\n", sp);
+        if (q->f[1])
+            mns_field_free(q->f[1]);
+        mns_field_free(q->f[0]);
+        mpz_clears(q->p[0], q->p[1], q->e[0], q->e[1], NULL);
+        return 0;
+    }
+    for (int w = 0; w < 2; w++) {
+        size_t L = mns_field_limbs(q->f[w]);
+        q->x[w] = calloc(L, 8);
+        q->y[w] = calloc(L, 8);
+        q->sc[w] = calloc(mns_field_powm_x2_lane_words(q->f[w], q->f[1 - w], bits), 8);
+    }
+    return 1;
+}
+static void xe_free(xest *q)
+{
+    for (int w = 0; w < 2; w++) {
+        free(q->x[w]), free(q->y[w]), free(q->sc[w]);
+        mns_field_free(q->f[w]);
+    }
+    mpz_clears(q->p[0], q->p[1], q->e[0], q->e[1], NULL);
 }
 
 /* ---- x2: two contexts of one (n, s), one product each per call ---- */
@@ -223,12 +305,14 @@ static void o_reset(void *s)
     rand_mpz(a, o->pz);
     bn_set(&o->y, a);
     rand_mpz(a, o->pz);
+    mpz_setbit(a, mpz_sizeinbase(o->pz, 2) - 1); /* full-length exponents */
     bn_set(&o->e, a);
     rand_mpz(a, o->pz1);
     bn_set(&o->x1, a);
     rand_mpz(a, o->pz1);
     bn_set(&o->y1, a);
     rand_mpz(a, o->pz1);
+    mpz_setbit(a, mpz_sizeinbase(o->pz1, 2) - 1);
     bn_set(&o->e1, a);
     BN_to_montgomery(o->x, o->x, o->m, o->ctx);
     BN_to_montgomery(o->y, o->y, o->m, o->ctx);
@@ -254,10 +338,10 @@ static int add_field(impl *im, int *ni, fst *q, const mpz_t p, const char *spec,
     q->x = calloc(L, 8);
     q->y = calloc(L, 8);
     impl *w = &im[(*ni)++];
-    snprintf(w->name, sizeof w->name, "%s%s  [%s]", exp ? "powm " : "", spec,
-             mns_field_describe(q->f));
+    snprintf(w->name, sizeof w->name, "%s%s  [%s]", exp == 1 ? "powm " : exp == 2 ? "sqr " : "",
+             spec, mns_field_describe(q->f));
     w->st = q;
-    w->op = exp ? f_exp : f_mul;
+    w->op = exp == 1 ? f_exp : exp == 2 ? f_sqr : f_mul;
     w->reset = f_reset;
     w->per = 1;
     return 1;
@@ -276,7 +360,7 @@ int main(int argc, char **argv)
     mt_init("pmns-mp-timing");
     const char *specs = "pmns-mp-ifma;pmns-mp-ifma:s=2;pmns-mp-ifma:s=3;pmns-mp-ifma:s=4;"
                         "pmns-mp-ifma:s=5;pmns-mp-ifma:s=6;pmns-mp;pmns-ifma";
-    int exp = 0, sets = 15;
+    int exp = 0, sqr = 0, sets = 15;
     unsigned sizes[32];
     int ns = 0;
     for (int i = 1; i < argc; i++) {
@@ -284,6 +368,8 @@ int main(int argc, char **argv)
             specs = argv[++i];
         else if (strcmp(argv[i], "--exp") == 0)
             exp = 1;
+        else if (strcmp(argv[i], "--sqr") == 0)
+            sqr = 1;
         else if (strcmp(argv[i], "--sets") == 0 && i + 1 < argc)
             sets = atoi(argv[++i]);
         else if (ns < 32)
@@ -342,6 +428,12 @@ int main(int argc, char **argv)
             if (!add_field(im, &ni, &fs[nf], p, sp, 0))
                 continue;
             const char *d = mns_field_describe(fs[nf].f);
+            if (sqr && ni < MAXW) { /* the same field's squaring */
+                im[ni] = im[ni - 1];
+                im[ni].op = f_sqr;
+                snprintf(im[ni].name, sizeof im[ni].name, "sqr %s  [%s]", sp, d);
+                ni++;
+            }
             nf++;
             int n, s;
             if (!with_x2 || strncmp(sp, "pmns-mp-ifma", 12) != 0 || !parse_ns(d, &n, &s) ||
@@ -399,8 +491,11 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (exp) {
             /* powm with a full-size exponent: mns (the first spec) against
-             * OpenSSL, and OpenSSL's x2 per exponentiation */
-            impl ie[4];
+             * OpenSSL, and the x2 pairs per exponentiation: OpenSSL's
+             * BN_mod_exp_mont_consttime_x2 and mns_field_powm_x2 on the first
+             * spec's (n, s) for p and a second prime (mns_exp_powm_x2 over the
+             * backend's x2 kernels) */
+            impl ie[5];
             int ne = 0;
             ie[ne++] = (impl){.name = "openssl BN_mod_exp_mont_consttime", .st = &o,
                               .op = o_exp, .reset = o_reset, .per = 1};
@@ -414,6 +509,16 @@ int main(int argc, char **argv)
             if (semi)
                 *semi = 0;
             int have = add_field(ie, &ne, &fe, p, first, 1);
+            xest xe;
+            int have_x2 = have && with_x2 &&
+                          xe_init(&xe, p, sizes[z], first, mns_field_describe(fe.f));
+            if (have_x2) {
+                ie[ne] = (impl){.st = &xe, .op = xe_exp, .reset = xe_reset, .per = 2};
+                snprintf(ie[ne].name, sizeof ie[ne].name,
+                         "powm_x2 (mns_exp_powm_x2, per exp)  [%s; %s]",
+                         mns_field_describe(xe.f[0]), mns_field_describe(xe.f[1]));
+                ne++;
+            }
             measure_all(ie, ne, sets < 7 ? sets : 7, 5, 2, 2);
             printf("== %u bits: modexp (full-size exponent), TSC ticks\n", sizes[z]);
             double te = med(&ie[0], sets < 7 ? sets : 7);
@@ -423,6 +528,8 @@ int main(int argc, char **argv)
             }
             if (have)
                 drop_field(&fe);
+            if (have_x2)
+                xe_free(&xe);
             fflush(stdout);
         }
         for (int i = 0; i < nf; i++)

@@ -409,6 +409,196 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
 }
 
 
+/* One vector per polynomial (n <= 8, a compile-time constant here), one
+ * product: fu_body with R (two sets of 2s - 1 rows, lo and hi), the carry
+ * and every accumulator in registers, so that the chain of a CIOS step,
+ * R_i + carry -> T -> T M_0, T M_1 -> carry, has no store and reload of R
+ * on it (only the broadcasts of X and T go through memory). The operand
+ * products of step i + 1 are issued right after T of step i: they fill the
+ * latency of T -> T M_j -> carry (issued before that chain, or all of them
+ * up front, they delayed R_0 and the chain: 5-15% slower than fu_body).
+ * RW: B's windows are permutations of B_i and lambda B_i in registers
+ * instead of loads from the sequences (fr_ab). */
+/* the smallest n with an fr_body instance (up to 8: one vector) */
+#define FR_NMIN 6
+
+/* fr_body's operand products of step i: R_(i+j) += A_j B_i (squaring:
+ * A_i A_i, and 2 A_j A_i for j > i into the second set, doubled later),
+ * even and odd columns into two sets, so that a row's chain is short. The
+ * digits of A_j are broadcast from ad + j DS. Windows of B_i: RW = 0, loaded
+ * from its sequence (win - c); RW = 1, built in registers: lane r of window
+ * c is B_i[r - c] (r >= c) or lambda B_i[n + r - c] (r < c), one vpermt2q of
+ * (bi, lbi = lambda B_i mod 2^52) per column (a window loaded from the
+ * sequence just written spans two stores and is not forwarded from them). */
+static inline AI IFMA_TARGET void fr_ab(__m512i *lo, __m512i *hi, __m512i *lo2, __m512i *hi2,
+                                        const uint64_t *ad, const size_t DS, const uint64_t *win,
+                                        __m512i bi, __m512i lbi, const int RW, const int i,
+                                        const int S, const int SQ, const int n)
+{
+    /* a fresh read of the digits per step: otherwise the compiler keeps the
+     * s n broadcasts of every step in registers and spills R */
+    __asm__("" : "+r"(ad));
+#pragma GCC unroll 8
+    for (int cc = 0; cc < n; cc++) {
+        __m512i y;
+        if (!RW)
+            y = _mm512_loadu_si512(win - cc);
+        else if (cc == 0)
+            y = bi;
+        else {
+            long long ix[8];
+#pragma GCC unroll 8
+            for (int rr = 0; rr < 8; rr++)
+                ix[rr] = rr >= cc ? rr - cc : 8 + n + rr - cc;
+            y = _mm512_permutex2var_epi64(
+                bi, _mm512_set_epi64(ix[7], ix[6], ix[5], ix[4], ix[3], ix[2], ix[1], ix[0]), lbi);
+        }
+#pragma GCC unroll 8
+        for (int j = SQ ? i : 0; j < S; j++) {
+            const __m512i x = _mm512_set1_epi64((long long)ad[(size_t)j * DS + cc]);
+            if (SQ ? j > i : (cc & 1)) {
+                lo2[i + j] = _mm512_madd52lo_epu64(lo2[i + j], y, x);
+                hi2[i + j] = _mm512_madd52hi_epu64(hi2[i + j], y, x);
+            } else {
+                lo[i + j] = _mm512_madd52lo_epu64(lo[i + j], y, x);
+                hi[i + j] = _mm512_madd52hi_epu64(hi[i + j], y, x);
+            }
+        }
+    }
+}
+
+/* the digits of a carried (fu_seq's), in registers and stored aligned at
+ * d + 8 j for the broadcasts, lambda a mod 2^52 beside */
+static inline AI IFMA_TARGET void fr_norm(const mns_pmns_mp_ctx *c, const uint64_t *a, uint64_t *d,
+                                          __m512i *v, __m512i *lv, const int S, const int n)
+{
+    const __m512i km = _mm512_set1_epi64((long long)c->kmask);
+    const __m512i kc = _mm512_set1_epi64(c->k);
+    const __m512i lam = _mm512_set1_epi64((long long)c->lambda);
+    const __mmask8 m = (__mmask8)((1u << n) - 1);
+    __m512i carry = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int j = 0; j < S; j++) {
+        __m512i x = _mm512_add_epi64(_mm512_maskz_loadu_epi64(m, a + (size_t)j * n), carry);
+        if (j < S - 1) {
+            carry = _mm512_srlv_epi64(x, kc);
+            x = _mm512_and_si512(x, km);
+        }
+        v[j] = x;
+        lv[j] = _mm512_madd52lo_epu64(_mm512_setzero_si512(), x, lam);
+        _mm512_store_si512(d + 8 * j, x);
+    }
+}
+
+static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                                          const uint64_t *b, uint64_t *w, const int S,
+                                          const int SQ, const int n, const int RW)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i km = _mm512_set1_epi64((long long)c->kmask);
+    const __m512i kc = _mm512_set1_epi64(c->k), kh = _mm512_set1_epi64(52 - c->k);
+    uint64_t *seqa = w, *seqb = SQ ? w : w + (size_t)S * MP_FAST_SEQ;
+    uint64_t *xb = w + 2 * (size_t)S * MP_FAST_SEQ, *tb = xb + 8;
+    __m512i bv[MP_FAST_SMAX], lbv[MP_FAST_SMAX], av[MP_FAST_SMAX], lav[MP_FAST_SMAX];
+    const uint64_t *ad;
+    if (RW) {
+        fr_norm(c, a, w, av, lav, S, n);
+        if (!SQ)
+            fr_norm(c, b, w + 8 * S, bv, lbv, S, n);
+        ad = w;
+        xb = w + 16 * S, tb = xb + 8;
+    } else {
+#pragma GCC unroll 8
+        for (int j = 0; j < S; j++) /* unused (fr_ab reads the sequences) */
+            bv[j] = lbv[j] = av[j] = lav[j] = zero;
+        fu_seq(c, seqa, a, S, 1);
+        if (!SQ)
+            fu_seq(c, seqb, b, S, 1);
+        ad = seqa + MP_FAST_OFF + (n - 1); /* digit j of A at ad[j SEQ + col] */
+    }
+#define FR_AB(I)                                                                               \
+    fr_ab(lo, hi, lo2, hi2, ad, RW ? 8 : MP_FAST_SEQ,                                          \
+          seqb + (size_t)(I) * MP_FAST_SEQ + MP_FAST_OFF + (n - 1), SQ ? av[I] : bv[I],          \
+          SQ ? lav[I] : lbv[I], RW, I, S, SQ, n)
+    /* R_(i+j) += A_j B_i (squaring: A_i A_i, 2 A_j A_i for j > i) straight
+     * into R, even and odd columns in two sets (lo2, hi2: the squaring's
+     * doubled products), so a row's chain is at most s n / 2 deep */
+    __m512i lo[2 * MP_FAST_SMAX], hi[2 * MP_FAST_SMAX];
+    __m512i lo2[2 * MP_FAST_SMAX], hi2[2 * MP_FAST_SMAX];
+#pragma GCC unroll 16
+    for (int d = 0; d < 2 * S; d++)
+        lo[d] = hi[d] = lo2[d] = hi2[d] = zero;
+    const int sh = SQ ? 1 : 0;
+    FR_AB(0);
+    __m512i carry = zero;
+    const size_t CL = (size_t)c->mpl, CS = (size_t)S * 8;
+#pragma GCC unroll 8
+    for (int i = 0; i < S; i++) {
+        /* T = (R_i + carry) M'_0 mod (E, 2^k): n independent products */
+        lo[i] = _mm512_add_epi64(lo[i], _mm512_slli_epi64(lo2[i], sh));
+        hi[i] = _mm512_add_epi64(hi[i], _mm512_slli_epi64(hi2[i], sh));
+        const __m512i x = _mm512_add_epi64(lo[i], carry);
+        _mm512_store_si512(xb, x);
+        __m512i t8[8];
+#pragma GCC unroll 8
+        for (int cc = 0; cc < n; cc++)
+            t8[cc] = _mm512_madd52lo_epu64(zero, _mm512_load_si512(c->mpfast + (size_t)cc * CL),
+                                           _mm512_set1_epi64((long long)xb[cc]));
+        /* their sum as a tree (n = 6..8: 4 + 2 + 1, constant strides so
+         * that t8 stays in registers) */
+#pragma GCC unroll 8
+        for (int cc = 0; cc + 4 < n; cc++)
+            t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 4]);
+#pragma GCC unroll 8
+        for (int cc = 0; cc < 2; cc++)
+            t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 2]);
+        t8[0] = _mm512_add_epi64(t8[0], t8[1]);
+        _mm512_store_si512(tb, _mm512_and_si512(t8[0], km));
+        /* the next step's operand products: they fill the latency of T */
+        if (i + 1 < S)
+            FR_AB(i + 1);
+        /* R_(i+j) += T M_j */
+        __m512i ml[2][MP_FAST_SMAX], mh[2][MP_FAST_SMAX];
+#pragma GCC unroll 8
+        for (int j = 0; j < S; j++)
+            ml[0][j] = mh[0][j] = ml[1][j] = mh[1][j] = zero;
+#pragma GCC unroll 8
+        for (int cc = 0; cc < n; cc++) {
+            const __m512i t = _mm512_set1_epi64((long long)tb[cc]);
+            const int e = cc & 1;
+#pragma GCC unroll 8
+            for (int j = 0; j < S; j++) {
+                const __m512i m = _mm512_load_si512(c->mfast + (size_t)cc * CS + 8 * j);
+                ml[e][j] = _mm512_madd52lo_epu64(ml[e][j], m, t);
+                mh[e][j] = _mm512_madd52hi_epu64(mh[e][j], m, t);
+            }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < S; j++) {
+            lo[i + j] = _mm512_add_epi64(lo[i + j], _mm512_add_epi64(ml[0][j], ml[1][j]));
+            hi[i + j] = _mm512_add_epi64(hi[i + j], _mm512_add_epi64(mh[0][j], mh[1][j]));
+        }
+        /* exact division */
+        const __m512i xd = _mm512_add_epi64(lo[i], carry);
+        carry = _mm512_add_epi64(_mm512_srav_epi64(xd, kc), _mm512_sllv_epi64(hi[i], kh));
+    }
+#pragma GCC unroll 16
+    for (int d = S; d < 2 * S - 1; d++) {
+        lo[d] = _mm512_add_epi64(lo[d], _mm512_slli_epi64(lo2[d], sh));
+        hi[d] = _mm512_add_epi64(hi[d], _mm512_slli_epi64(hi2[d], sh));
+    }
+    /* lines 15-18 (fu_out); r may alias a or b: both were read */
+    const __mmask8 m = (__mmask8)((1u << n) - 1);
+#pragma GCC unroll 8
+    for (int j = 0; j < S - 1; j++) {
+        const __m512i x = _mm512_add_epi64(lo[S + j], carry);
+        _mm512_mask_storeu_epi64(r + (size_t)j * n, m, _mm512_and_si512(x, km));
+        carry = _mm512_add_epi64(_mm512_srav_epi64(x, kc), _mm512_sllv_epi64(hi[S + j], kh));
+    }
+    _mm512_mask_storeu_epi64(r + (size_t)(S - 1) * n, m, carry);
+#undef FR_AB
+}
+
 /* ---- the fused kernel with the Toeplitz split inside ------------------------
  * For larger n the products by polynomials mod E are split (Hasan-Negre, as in
  * mp_plan.c) on the padded size N = 8 M: up to three levels of factor 2 (3

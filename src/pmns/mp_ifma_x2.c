@@ -64,10 +64,14 @@ static const mp_mul2_fn x2_sqr_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
 
 /* after the fused path's data: contexts without it make two calls. The
  * interleaved multiplication is kept where it beats two calls (which the
- * out-of-order core already overlaps): one vector per polynomial (1024-1536
- * bits, s = 3..6); at two or more it measured 5-12% slower (2048 bits, s = 3
- * and 5), so those make two calls. The interleaved squaring was faster at
- * every shape measured (4-14%). */
+ * out-of-order core already overlaps): one vector per polynomial below n = 6;
+ * at two or more vectors it measured 5-12% slower (2048 bits, s = 3 and 5),
+ * so those make two calls. The interleaved squaring was faster than two
+ * calls of fu_body at every shape measured (4-14%). From n = 6 to 8 both
+ * make two calls of the register kernel fr_body, which the out-of-order core
+ * overlaps as well (1024 bits, s = 3: 215-249 vs 216-250 ticks per product,
+ * 201-232 vs 203-236 per squaring; 1536 bits, s = 5: 395-400 vs 404-408 per
+ * squaring). */
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
 {
     const int nv = (c->n + 7) / 8;
@@ -80,6 +84,8 @@ void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
         c->fast2_sqr = x2s_sqr_tab[c->s - 2][pi];
         return;
     }
+    if (nv == 1 && c->n >= FR_NMIN)
+        return; /* two calls of fr_body are as fast */
     if (nv == 1)
         c->fast2 = x2_mul_tab[c->s - 2];
     c->fast2_sqr = x2_sqr_tab[c->s - 2][nv - 1];
