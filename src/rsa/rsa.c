@@ -287,7 +287,7 @@ static double channel_time(const mns_rsa_channel *c, const mp_limb_t *in, size_t
  * changes: at 2048-bit channels rns-ifma ran a whole channel about 9%
  * faster than the table's pmns-mp-ifma in one loaded run. So an auto
  * channel is timed against rns-ifma on its own prime (entry,
- * exponentiation, exit; three rounds in turn, minimum of each) and
+ * exponentiation, exit; five rounds in turn, minimum of each) and
  * rns-ifma is kept where it took less than 97% of the time. Variable time,
  * at key creation only: a few exponentiations. */
 static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
@@ -311,7 +311,7 @@ static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
     int ok = in != NULL;
     for (size_t w = 0; in && w + 1 < nn; w++) /* a public input below n */
         in[w] = 0x9e3779b97f4a7c15ull * (w + 1);
-    for (int r = 0; r < 3 && ok; r++) {
+    for (int r = 0; r < 5 && ok; r++) {
         int oka, okb;
         double a = channel_time(&keep, in, nn, 1, &oka), b = channel_time(&alt, in, nn, 1, &okb);
         ok = oka && okb;
