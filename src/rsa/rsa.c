@@ -339,10 +339,13 @@ static int remake_like(mns_rsa *key, int i, int o, const mpz_t d, const mpz_t *p
     const char *da = mns_field_describe(key->ch[o].f);
     const size_t bl = strcspn(da, " ");
     const char *n = strstr(da, " n="), *s = strstr(da, " s=");
-    if (!n || !s)
+    if (!n)
         return 0;
     char spec[64];
-    snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
+    if (s) /* pmns-mp(-ifma): n and s */
+        snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
+    else /* pmns(-ifma): n */
+        snprintf(spec, sizeof spec, "%.*s:n=%d", (int)bl, da, atoi(n + 3));
     mns_rsa_channel keep = *c; /* moved aside: freed by whichever loses */
     memset(c, 0, sizeof *c);
     double t0 = now_ms();
@@ -359,10 +362,11 @@ static int remake_like(mns_rsa *key, int i, int o, const mpz_t d, const mpz_t *p
     return 0;
 }
 
-/* Pairs need one shape on both channels (mns_field_x2), and pmns-mp and
- * pmns-mp-ifma choose (n, s) per prime: two primes of one size may get
- * different n (RSA-4096 here: n = 15 and 16 for its two 2048-bit primes)
- * and then never pair. Channel i (odd) is then made again with channel
+/* Pairs need one shape on both channels (mns_field_x2), and the PMNS
+ * backends choose n (and s) per prime: two primes of one size may get
+ * different n (RSA-4096 here: n = 15 and 16 for its two 2048-bit primes on
+ * pmns-mp-ifma; 13 and 14 for 512-bit primes on pmns-ifma) and then never
+ * pair. Channel i (odd) is then made again with channel
  * i - 1's (n, s), or, if that set does not exist for its prime (n = 15:
  * "the bounds do not hold"), channel i - 1 with channel i's (the larger n
  * of the two, usually). Whether the pair pays is still measured
@@ -374,7 +378,7 @@ static void same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
         return;
     const char *da = mns_field_describe(a->f), *db = mns_field_describe(b->f);
     const size_t bl = strcspn(da, " ");
-    if (bl < 7 || strncmp(da, "pmns-mp", 7) != 0 || strncmp(da, db, bl) != 0 || db[bl] != ' ')
+    if (bl < 4 || strncmp(da, "pmns", 4) != 0 || strncmp(da, db, bl) != 0 || db[bl] != ' ')
         return;
     if (!remake_like(key, i, i - 1, d, primes))
         (void)remake_like(key, i - 1, i, d, primes);
