@@ -288,12 +288,22 @@ static double channel_time(const mns_rsa_channel *c, const mp_limb_t *in, size_t
  * faster than the table's pmns-mp-ifma in one loaded run. So an auto
  * channel is timed against rns-ifma on its own prime (entry,
  * exponentiation, exit; five rounds in turn, minimum of each) and
- * rns-ifma is kept where it took less than 97% of the time. Variable time,
- * at key creation only: a few exponentiations. */
+ * rns-ifma is kept where it took less than 97% of the time; the first
+ * channel of each size is timed, the others follow it. Variable time, at
+ * key creation only: a few exponentiations. */
 static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
 {
     mns_rsa_channel *c = &key->ch[i];
     if (strncmp(mns_field_describe(c->f), "rns-ifma ", 9) == 0)
+        return;
+    /* an earlier channel of this size was timed: its decision holds here
+     * too (one timing per size: consistent backends keep pairs possible,
+     * where two noisy timings on a loaded machine once split a key) */
+    int prior = -1;
+    for (int j = 0; j < i && prior < 0; j++)
+        if (key->ch[j].probe_done && key->ch[j].bits == c->bits)
+            prior = j;
+    if (prior >= 0 && !key->ch[prior].probed)
         return;
     mns_rsa_channel keep = *c;
     memset(c, 0, sizeof *c);
@@ -303,8 +313,15 @@ static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
         mns_error_clear();
         return;
     }
+    if (prior >= 0) {
+        c->create_ms += keep.create_ms;
+        c->probed = 1;
+        channel_clear(&keep);
+        return;
+    }
     mns_rsa_channel alt = *c;
     *c = keep;
+    c->probe_done = 1;
     const size_t nn = key->nn;
     mp_limb_t *in = calloc(nn, sizeof *in);
     double ta = 1e300, tb = 1e300;
@@ -323,7 +340,7 @@ static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
     free(in);
     if (ok && tb < 0.97 * ta) {
         alt.create_ms += keep.create_ms;
-        alt.probed = 1;
+        alt.probed = alt.probe_done = 1;
         channel_clear(c);
         *c = alt;
     } else {
