@@ -13,6 +13,7 @@
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "pmns/get_words.h"
 #include "pmns/pmns.h"
 
 static void f_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -61,6 +62,7 @@ static const mns_field_ops pmns_ops = {
     .get_mpz = f_get_mpz,
     .powm = NULL, /* the shared constant-time fixed-window exponentiation */
     .set_words = mns_pmns_set_words,
+    .get_words = mns_pmns_get_words,
     .destroy = f_destroy,
 };
 

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "mns_pmns_mp.h"
 #include "pmns/mp_ctx.h"
+#include "pmns/get_words.h"
 
 /* Leaf size limit of the Toeplitz recursion. IFMA: 64 keeps every n <= 64
  * unsplit, which is what the fused kernel of mp_ifma.c serves (measured
@@ -665,6 +666,7 @@ static const mns_field_ops mp_ops = {
     .get_mpz = f_get,
     .powm = NULL, /* the shared constant-time fixed-window exponentiation */
     .set_words = mns_pmns_mp_set_words,
+    .get_words = mns_pmns_mp_get_words,
     .mul_x2 = f_mul_x2, /* fused for pmns-mp-ifma (mp_ifma_x2.c), else two calls */
     .sqr_x2 = f_sqr_x2,
     .destroy = f_destroy,

@@ -32,6 +32,41 @@ static void plan_pairs(mns_rsa *key);
 static void probe_pairs(mns_rsa *key);
 static void check_field(mns_rsa *key);
 
+/* Frees what channel_new made and zeroes the channel (every per-prime
+ * constant is secret: wiped first). */
+static void channel_clear(mns_rsa_channel *c)
+{
+    mns_field_free(c->f);
+    if (c->p)
+        explicit_bzero(c->p, c->pn * sizeof(mp_limb_t));
+    if (c->digit)
+        explicit_bzero(c->digit, (size_t)c->ndigits * c->radix * c->limbs * sizeof(uint64_t));
+    if (c->r64)
+        explicit_bzero(c->r64, c->limbs * sizeof(uint64_t));
+    if (c->umask)
+        explicit_bzero(c->umask, c->limbs * sizeof(uint64_t));
+    if (c->uinv)
+        explicit_bzero(c->uinv, c->pn * sizeof(mp_limb_t));
+    if (c->mprev)
+        explicit_bzero(c->mprev, c->mn * sizeof(mp_limb_t));
+    if (c->inv)
+        explicit_bzero(c->inv, c->pn * sizeof(mp_limb_t));
+    free(c->p);
+    free(c->digit);
+    free(c->r64);
+    free(c->umask);
+    free(c->uinv);
+    free(c->mprev);
+    free(c->inv);
+    if (c->inited) {
+        if (mpz_size(c->dexp))
+            explicit_bzero(mpz_limbs_modify(c->dexp, (mp_size_t)mpz_size(c->dexp)),
+                           mpz_size(c->dexp) * sizeof(mp_limb_t));
+        mpz_clear(c->dexp);
+    }
+    memset(c, 0, sizeof *c);
+}
+
 void mns_rsa_free(mns_rsa *key)
 {
     if (!key)
@@ -40,34 +75,8 @@ void mns_rsa_free(mns_rsa *key)
     if (key->slot_ready)
         slot_clear(key, &key->slot);
     pthread_mutex_destroy(&key->slot_lock);
-    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++) {
-        mns_rsa_channel *c = &key->ch[i];
-        mns_field_free(c->f);
-        /* every per-prime constant is secret */
-        if (c->p)
-            explicit_bzero(c->p, c->pn * sizeof(mp_limb_t));
-        if (c->digit)
-            explicit_bzero(c->digit, (size_t)c->ndigits * c->radix * c->limbs * sizeof(uint64_t));
-        if (c->r64)
-            explicit_bzero(c->r64, c->limbs * sizeof(uint64_t));
-        if (c->umask)
-            explicit_bzero(c->umask, c->limbs * sizeof(uint64_t));
-        if (c->uinv)
-            explicit_bzero(c->uinv, c->pn * sizeof(mp_limb_t));
-        if (c->mprev)
-            explicit_bzero(c->mprev, c->mn * sizeof(mp_limb_t));
-        if (c->inv)
-            explicit_bzero(c->inv, c->pn * sizeof(mp_limb_t));
-        free(c->p);
-        free(c->digit);
-        free(c->r64);
-        free(c->umask);
-        free(c->uinv);
-        free(c->mprev);
-        free(c->inv);
-        if (c->inited)
-            mpz_clear(c->dexp);
-    }
+    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
+        channel_clear(&key->ch[i]);
     mns_field_free(key->fn);
     mpz_clear(key->n);
     mpz_clear(key->e);
@@ -234,6 +243,164 @@ static mns_status channel_new(mns_rsa *key, int i, const mpz_t d, const mpz_t *p
     return MNS_OK;
 }
 
+/* ticks of one channel (entry, exponentiation, exit) on a public input:
+ * the minimum of `rounds` runs. sc: mns_rsa_channel_scratch words, pw: the
+ * exponentiation's scratch. */
+static double channel_ns(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn, uint64_t *sc,
+                         uint64_t *pw, mp_limb_t *s, mpz_t z)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    mns_rsa_channel_in(c, in, nn, sc);
+    mns_field_powm_scratch(c->f, mns_rsa_channel_y(c, nn, sc), mns_rsa_channel_x(c, nn, sc),
+                           c->dexp, pw);
+    mns_rsa_channel_out(c, s, z, nn, sc);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+}
+
+static double channel_time(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn, int rounds,
+                           int *ok)
+{
+    size_t scw = mns_rsa_channel_scratch(c, nn) + 8;
+    size_t pww = mns_field_powm_scratch_words(c->f, mpz_sizeinbase(c->dexp, 2));
+    uint64_t *sc = calloc(scw + pww + c->pn, sizeof(uint64_t));
+    mpz_t z;
+    mpz_init2(z, (mp_bitcnt_t)(64 * (2 * c->pn + 2)));
+    double best = 1e300;
+    *ok = sc != NULL;
+    for (int r = 0; r < rounds && sc; r++) {
+        double t = channel_ns(c, in, nn, sc, sc + scw, (mp_limb_t *)(sc + scw + pww), z);
+        if (t < best)
+            best = t;
+    }
+    if (sc)
+        explicit_bzero(sc, (scw + pww + c->pn) * sizeof(uint64_t));
+    free(sc);
+    mpz_clear(z);
+    return best;
+}
+
+/* "auto" asks the tuning table's single-exponentiation rows, which were
+ * measured without RSA's entry and exit (pmns-mp's exit by Horner in gamma
+ * costs 30k ticks at 2048 bits, rns-ifma's 8k) and may predate kernel
+ * changes: at 2048-bit channels rns-ifma ran a whole channel about 9%
+ * faster than the table's pmns-mp-ifma in one loaded run. So an auto
+ * channel is timed against rns-ifma on its own prime (entry,
+ * exponentiation, exit; five rounds in turn, minimum of each) and
+ * rns-ifma is kept where it took less than 97% of the time; the first
+ * channel of each size is timed, the others follow it. Variable time, at
+ * key creation only: a few exponentiations. */
+static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
+{
+    mns_rsa_channel *c = &key->ch[i];
+    if (strncmp(mns_field_describe(c->f), "rns-ifma ", 9) == 0)
+        return;
+    /* an earlier channel of this size was timed: its decision holds here
+     * too (one timing per size: consistent backends keep pairs possible,
+     * where two noisy timings on a loaded machine once split a key) */
+    int prior = -1;
+    for (int j = 0; j < i && prior < 0; j++)
+        if (key->ch[j].probe_done && key->ch[j].bits == c->bits)
+            prior = j;
+    if (prior >= 0 && !key->ch[prior].probed)
+        return;
+    mns_rsa_channel keep = *c;
+    memset(c, 0, sizeof *c);
+    if (channel_new(key, i, d, primes, "rns-ifma") != MNS_OK) {
+        channel_clear(c);
+        *c = keep;
+        mns_error_clear();
+        return;
+    }
+    if (prior >= 0) {
+        c->create_ms += keep.create_ms;
+        c->probed = 1;
+        channel_clear(&keep);
+        return;
+    }
+    mns_rsa_channel alt = *c;
+    *c = keep;
+    c->probe_done = 1;
+    const size_t nn = key->nn;
+    mp_limb_t *in = calloc(nn, sizeof *in);
+    double ta = 1e300, tb = 1e300;
+    int ok = in != NULL;
+    for (size_t w = 0; in && w + 1 < nn; w++) /* a public input below n */
+        in[w] = 0x9e3779b97f4a7c15ull * (w + 1);
+    for (int r = 0; r < 5 && ok; r++) {
+        int oka, okb;
+        double a = channel_time(&keep, in, nn, 1, &oka), b = channel_time(&alt, in, nn, 1, &okb);
+        ok = oka && okb;
+        if (a < ta)
+            ta = a;
+        if (b < tb)
+            tb = b;
+    }
+    free(in);
+    if (ok && tb < 0.97 * ta) {
+        alt.create_ms += keep.create_ms;
+        alt.probed = alt.probe_done = 1;
+        channel_clear(c);
+        *c = alt;
+    } else {
+        channel_clear(&alt);
+    }
+}
+
+/* Channel i made again with the backend and (n, s) of channel o's field;
+ * kept (1) only if the two then pair, else channel i is left as it was. */
+static int remake_like(mns_rsa *key, int i, int o, const mpz_t d, const mpz_t *primes)
+{
+    mns_rsa_channel *c = &key->ch[i];
+    const char *da = mns_field_describe(key->ch[o].f);
+    const size_t bl = strcspn(da, " ");
+    const char *n = strstr(da, " n="), *s = strstr(da, " s=");
+    if (!n)
+        return 0;
+    char spec[64];
+    if (s) /* pmns-mp(-ifma): n and s */
+        snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
+    else /* pmns(-ifma): n */
+        snprintf(spec, sizeof spec, "%.*s:n=%d", (int)bl, da, atoi(n + 3));
+    mns_rsa_channel keep = *c; /* moved aside: freed by whichever loses */
+    memset(c, 0, sizeof *c);
+    double t0 = now_ms();
+    if (channel_new(key, i, d, primes, spec) == MNS_OK && mns_field_x2(key->ch[o].f, c->f)) {
+        c->create_ms += keep.create_ms;
+        channel_clear(&keep);
+        return 1;
+    }
+    const double spent = now_ms() - t0;
+    channel_clear(c);
+    *c = keep;
+    c->create_ms += spent;
+    mns_error_clear();
+    return 0;
+}
+
+/* Pairs need one shape on both channels (mns_field_x2), and the PMNS
+ * backends choose n (and s) per prime: two primes of one size may get
+ * different n (RSA-4096 here: n = 15 and 16 for its two 2048-bit primes on
+ * pmns-mp-ifma; 13 and 14 for 512-bit primes on pmns-ifma) and then never
+ * pair. Channel i (odd) is then made again with channel
+ * i - 1's (n, s), or, if that set does not exist for its prime (n = 15:
+ * "the bounds do not hold"), channel i - 1 with channel i's (the larger n
+ * of the two, usually). Whether the pair pays is still measured
+ * (probe_pairs). Variable time, at key creation only. */
+static void same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
+{
+    const mns_rsa_channel *a = &key->ch[i - 1], *b = &key->ch[i];
+    if (mns_field_x2(a->f, b->f))
+        return;
+    const char *da = mns_field_describe(a->f), *db = mns_field_describe(b->f);
+    const size_t bl = strcspn(da, " ");
+    if (bl < 4 || strncmp(da, "pmns", 4) != 0 || strncmp(da, db, bl) != 0 || db[bl] != ' ')
+        return;
+    if (!remake_like(key, i, i - 1, d, primes))
+        (void)remake_like(key, i - 1, i, d, primes);
+}
+
 static mns_status make_describe(mns_rsa *key, double total_ms)
 {
     size_t cap = 160 + (size_t)key->k * 512;
@@ -257,10 +424,10 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
         else
             snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s", i,
+                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s%s", i,
                         c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2),
-                        c->getw ? "get_words" : "mask", entry,
-                        mns_field_describe(c->f));
+                        c->getw ? "get_words" : "mask", entry, mns_field_describe(c->f),
+                        c->probed ? " auto=probe(rns-ifma faster than the table's choice)" : "");
     }
     return MNS_OK;
 }
@@ -280,7 +447,8 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     /* A channel only exponentiates: plain "auto" asks the tuning table's
      * exponentiation rows (docs/auto.md); "auto:op=mul" still gets the
      * multiplication rows if a caller wants them. */
-    if (!spec || strcmp(spec, "auto") == 0)
+    const int auto_spec = !spec || strcmp(spec, "auto") == 0;
+    if (auto_spec)
         spec = "auto:op=exp";
 
     double t0 = now_ms();
@@ -296,6 +464,10 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     key->xn = 1;
     for (int i = 0; i < k && st == MNS_OK; i++) {
         st = channel_new(key, i, d, primes, spec);
+        if (st == MNS_OK && auto_spec)
+            probe_backend(key, i, d, primes);
+        if (st == MNS_OK && (i & 1))
+            same_shape(key, i, d, primes);
         key->xn += key->ch[i].pn;
     }
     if (st == MNS_OK)
@@ -338,7 +510,8 @@ const char *mns_rsa_describe(const mns_rsa *key)
  * the constant-time entry, 17 products for e = 65537 and the exit: 18k /
  * 45k / 71k (one run, loaded machine). Where that field cannot be made (no
  * IFMA, MNS_CPU=generic), mpz_powm. The field is a separate context over n,
- * with the public exponent: the check stays independent of the channels. */
+ * with the public exponent: the check stays independent of the channels.
+ * e and x are public, so the power is a plain square-and-multiply. */
 static void check_field(mns_rsa *key)
 {
     key->fn = NULL;
@@ -349,7 +522,7 @@ static void check_field(mns_rsa *key)
         return;
     }
     const size_t L = mns_field_limbs(key->fn);
-    key->ck_words = 2 * L + key->nn + mns_field_powm_scratch_words(key->fn, mpz_sizeinbase(key->e, 2));
+    key->ck_words = 2 * L + key->nn;
 }
 
 /* 1 if x (xn words) is below n and x^e = in (mod n). Public data only. */
@@ -363,9 +536,18 @@ static int check_ok(const mns_rsa *key, mns_rsa_slot *sl)
         return 0;
     if (key->fn) {
         const size_t L = mns_field_limbs(key->fn);
-        uint64_t *X = sl->ck, *Y = X + L, *w = Y + L, *sc = w + nn;
+        uint64_t *X = sl->ck, *Y = X + L, *w = Y + L;
         (void)mns_field_set_words(key->fn, X, sl->x, nn); /* x < n: cannot fail */
-        mns_field_powm_scratch(key->fn, Y, X, key->e, sc);
+        /* e, x public: plain left-to-right square-and-multiply (16
+         * squarings and 1 product for 65537; the fixed-window powm, made
+         * for secret exponents, spent a table and a Select per window:
+         * 15.6k -> ~10k ticks at 2048 bits) */
+        memcpy(Y, X, L * sizeof *Y);
+        for (size_t b = mpz_sizeinbase(key->e, 2) - 1; b-- > 0;) {
+            mns_field_sqr(key->fn, Y, Y);
+            if (mpz_tstbit(key->e, b))
+                mns_field_mul(key->fn, Y, Y, X);
+        }
         (void)mns_field_get_words(key->fn, w, Y, nn);
         return memcmp(w, sl->in, nn * sizeof(uint64_t)) == 0;
     }

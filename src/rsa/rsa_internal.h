@@ -76,6 +76,8 @@ typedef struct mns_rsa_channel {
     mp_limb_t *mprev;   /* product of the earlier primes */
     mp_limb_t *inv;     /* mprev^-1 mod p_i, pn words */
     double create_ms;   /* mns_field_new for this prime, parameters included */
+    int probed;         /* "auto" timed against rns-ifma and rns-ifma won (rsa.c) */
+    int probe_done;     /* this channel was timed (its decision serves later ones of its size) */
 } mns_rsa_channel;
 
 typedef struct mns_rsa_pool mns_rsa_pool;
