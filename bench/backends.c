@@ -15,15 +15,16 @@ const char *const mb_known_backends[] = {
 
 /* Size windows for the default run (no --backends): outside them a backend's
  * field creation (PMNS parameter generation by LLL: seconds at 2048 bits for
- * s = 1, tens of seconds at 6144+ with automatic s) or its thread start-up
- * (mpart on small moduli) would dominate a two-minute run. Named explicitly
+ * s = 1 above 2048 bits: 4-19 s at 3072; the multi-precision defaults take at
+ * most 1.4 s at 8192 bits since session 4) or its thread start-up (mpart on
+ * small moduli) would dominate a two-minute run. Named explicitly
  * with --backends, every backend runs at every size. */
 static const struct {
     const char *name;
     unsigned min_bits, max_bits;
 } default_windows[] = {
-    {"pmns", 0, 1621},         {"pmns-ifma", 0, 1621},     {"pmns-mp", 1024, 4096},
-    {"pmns-mp-ifma", 1024, 4096}, {"mpart", 4096, ~0u},   {"bipartite", 4096, ~0u},
+    {"pmns", 0, 2048},         {"pmns-ifma", 0, 2048},     {"pmns-mp", 1024, 8192},
+    {"pmns-mp-ifma", 1024, 8192}, {"mpart", 4096, ~0u},   {"bipartite", 4096, ~0u},
 };
 
 int mb_default_window(const char *name, unsigned bits)
