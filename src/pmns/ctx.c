@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "pmns/get_words.h"
 #include "pmns/pmns.h"
 
 typedef __int128 i128;
@@ -40,6 +41,7 @@ void mns_pmns_ctx_free(mns_pmns_ctx *c)
     free(c->mp_ext8);
     free(c->off_u);
     free(c->off_a);
+    free(c->gw_pow);
     mpz_clears(c->p, c->phi_inv, NULL);
     if (c->owned)
         mns_pmns_params_free(c->owned);
@@ -263,6 +265,9 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
         }
     }
     mpz_clear(t);
+    if (st == MNS_OK &&
+        !(c->gw_pow = mns_pmns_gw_powers(c->p, mns_pmns_params_gamma(c->P), c->n)))
+        st = mns_error(MNS_ENOMEM, "pmns: out of memory");
     if (st != MNS_OK) {
         mns_pmns_ctx_free(c);
         return st;

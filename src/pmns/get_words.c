@@ -8,20 +8,15 @@
  * The element A stands for A(gamma) phi^-1 mod p. One product by the
  * constant polynomial 1 inside the field gives B = A 1 phi^-1, tight, with
  * B(gamma) = the value (mod p) and small coefficients b_i. B(gamma) is then
- * evaluated by Horner in gamma on words, with a word-by-word Montgomery
- * reduction (REDC, R = 2^(64 pn)) instead of a division per step:
- *
- *   G = gamma R mod p (one mpn_sec_div_r);  X = b_(n-1) + p;
- *   X <- REDC(X G) + b_i + p  for i = n-2 .. 0   (REDC(X G) = X gamma mod p, < X p / R + p)
- *   r = X mod p (mpn_sec_div_r).
- *
- * "+ p" keeps X non-negative for signed coefficients (|b_i| < rho < p);
- * X grows by at most 3p per step, so it stays below (3n + 2) p, in pn + 1
- * words. Every operation is an mpn_sec_* call or a fixed-length mpn_add_n /
- * mpn_addmul_1 (GMP's loops over public lengths, no data-dependent branch);
- * the digit positions depend on (n, s, k) only. Cost at 1024 bits (pn =
- * 16, n = 8): one field product, two divisions and n - 1 products with
- * REDC, against get_mpz's n mpz_mul + mpz_mod behind RSA's mask. */
+ * evaluated on words by baby steps and giant steps in the Montgomery domain
+ * of R = 2^(64 pn) (eval_gamma): about 2 sqrt(n) full products and one
+ * division instead of n products. The powers gamma^t R mod p it needs
+ * depend on the context only: mns_pmns_gw_powers builds them at context
+ * creation, so a call does no division for them. Every operation on the
+ * element is an mpn_sec_* call or a fixed-length mpn_add_n / mpn_addmul_1
+ * (GMP's loops over public lengths, no data-dependent branch); the digit
+ * positions depend on (n, s, k) only. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmns/get_words.h"
@@ -84,13 +79,12 @@ static shape shape_of(size_t pn, size_t cw, int n)
     return h;
 }
 
-/* H: (g + 1) pn; D: 2 pn; T: xw + pn (>= lt); X, S: xw; c, a: cw;
- * u, v, Pm: pn + cw; then the mpn_sec_* scratch */
+/* T: xw + pn (>= lt); X, S: xw; c, a: cw; u, v, Pm: pn + cw; then the
+ * mpn_sec_* scratch */
 static size_t eval_words(const shape *h)
 {
     size_t T = h->xw + h->pn > h->lt ? h->xw + h->pn : h->lt;
-    return (h->g + 1) * h->pn + 2 * h->pn + T + 2 * h->xw + 2 * h->cw + 3 * (h->pn + h->cw) +
-           h->itch;
+    return T + 2 * h->xw + 2 * h->cw + 3 * (h->pn + h->cw) + h->itch;
 }
 
 /* r (len - pn words) <- REDC of T (len >= 2 pn words, destroyed): T R^-1
@@ -145,32 +139,30 @@ static void add_term(const shape *h, uint64_t *S, const uint64_t *b, const uint6
     }
 }
 
-/* r (pn words) <- B(gamma) mod p, canonical; s: eval_words words.
- *
- * Baby steps, giant steps in the Montgomery domain of R = 2^(64 pn):
- * H_t = gamma^t R mod p for t <= g (two divisions, g - 1 products), the
- * coefficients in groups of g, S_j = sum_t b_(g j + t) H_t (short products:
- * the coefficients have cw << pn words), then Horner over the groups with
- * the giant step H_g: X <- REDC(X H_g) + S_j, and a last REDC leaves the
- * domain. About 2 sqrt(n) full products instead of n. X stays below
- * (J + 1) g p 2^(64 cw) (J groups), inside xw words. */
-static void eval_gamma(const void *ctx, coef_fn coef, const uint64_t *b, int n, mpz_srcptr p,
-                       mpz_srcptr gamma, uint64_t *r, const shape *h, uint64_t *s)
+/* -p^-1 mod 2^64 by Newton (p odd: p0 p0 = 1 mod 8, each step doubles) */
+static uint64_t neg_inv64(uint64_t p0)
 {
-    const size_t pn = h->pn, cw = h->cw, xw = h->xw, g = h->g, uw = pn + cw;
-    const mp_limb_t *pw = mpz_limbs_read(p);
-    size_t tlen = xw + pn > h->lt ? xw + pn : h->lt;
-    uint64_t *H = s, *D = H + (g + 1) * pn, *T = D + 2 * pn, *X = T + tlen, *S = X + xw,
-             *c = S + xw, *a = c + cw, *u = a + cw, *v = u + uw, *Pm = v + uw, *tp = Pm + uw;
-
-    /* -p^-1 mod 2^64 by Newton (p odd: p0 p0 = 1 mod 8, each step doubles) */
-    uint64_t inv = pw[0];
+    uint64_t inv = p0;
     for (int j = 0; j < 5; j++)
-        inv *= 2 - pw[0] * inv;
-    const uint64_t pinv = 0 - inv;
+        inv *= 2 - p0 * inv;
+    return 0 - inv;
+}
 
-    memset(Pm, 0, cw * sizeof *Pm);
-    memcpy(Pm + cw, pw, pn * sizeof *Pm);
+uint64_t *mns_pmns_gw_powers(mpz_srcptr p, mpz_srcptr gamma, int n)
+{
+    const size_t pn = mpz_size(p);
+    const shape h = shape_of(pn, 1, n);
+    const size_t g = h.g;
+    const mp_limb_t *pw = mpz_limbs_read(p);
+    const uint64_t pinv = neg_inv64(pw[0]);
+    uint64_t *H = malloc((g + 1) * pn * sizeof *H);
+    uint64_t *D = malloc((2 * pn + 1 + 2 * pn + 1 + h.itch) * sizeof *D);
+    if (!H || !D) {
+        free(H);
+        free(D);
+        return NULL;
+    }
+    uint64_t *T = D + 2 * pn + 1, *tp = T + 2 * pn + 1;
     /* H_0 = R mod p, H_1 = gamma R mod p (gamma < p: at most pn words) */
     memset(D, 0, 2 * pn * sizeof *D);
     D[pn] = 1;
@@ -188,7 +180,32 @@ static void eval_gamma(const void *ctx, coef_fn coef, const uint64_t *b, int n, 
         sub_p(D, pw, pn);
         memcpy(H + t * pn, D, pn * sizeof *H);
     }
+    explicit_bzero(D, (4 * pn + 2 + h.itch) * sizeof *D);
+    free(D);
+    return H;
+}
 
+/* r (pn words) <- B(gamma) mod p, canonical; s: eval_words words.
+ *
+ * Baby steps, giant steps in the Montgomery domain of R = 2^(64 pn): with
+ * H_t = gamma^t R mod p for t <= g (mns_pmns_gw_powers, at creation), the
+ * coefficients in groups of g, S_j = sum_t b_(g j + t) H_t (short products:
+ * the coefficients have cw << pn words), then Horner over the groups with
+ * the giant step H_g: X <- REDC(X H_g) + S_j, and a last REDC leaves the
+ * domain. About 2 sqrt(n) full products instead of n. X stays below
+ * (J + 1) g p 2^(64 cw) (J groups), inside xw words. */
+static void eval_gamma(const void *ctx, coef_fn coef, const uint64_t *b, int n, mpz_srcptr p,
+                       const uint64_t *H, uint64_t *r, const shape *h, uint64_t *s)
+{
+    const size_t pn = h->pn, cw = h->cw, xw = h->xw, g = h->g, uw = pn + cw;
+    const mp_limb_t *pw = mpz_limbs_read(p);
+    size_t tlen = xw + pn > h->lt ? xw + pn : h->lt;
+    uint64_t *T = s, *X = T + tlen, *S = X + xw, *c = S + xw, *a = c + cw, *u = a + cw,
+             *v = u + uw, *Pm = v + uw, *tp = Pm + uw;
+    const uint64_t pinv = neg_inv64(pw[0]);
+
+    memset(Pm, 0, cw * sizeof *Pm);
+    memcpy(Pm + cw, pw, pn * sizeof *Pm);
     const size_t J = ((size_t)n + g - 1) / g;
     for (size_t j = J; j-- > 0;) {
         memset(S, 0, xw * sizeof *S);
@@ -237,7 +254,7 @@ void mns_pmns_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
     memset(one, 0, L * sizeof *one);
     one[0] = 1;
     c->mul(c, B, a, one); /* B(gamma) = A(gamma) phi^-1: the value */
-    eval_gamma(c, coef_single, B, c->n, c->p, mns_pmns_params_gamma(c->P), r, &h, B + L);
+    eval_gamma(c, coef_single, B, c->n, c->p, c->gw_pow, r, &h, B + L);
     explicit_bzero(s, words * sizeof *s);
     mp_scratch_release(&tmp);
 }
@@ -270,7 +287,7 @@ void mns_pmns_mp_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
     memset(one, 0, L * sizeof *one);
     one[0] = 1; /* digit 0 of coefficient 0 */
     c->mul(c, B, a, one);
-    eval_gamma(c, coef_mp, B, c->n, c->p, c->gamma, r, &h, B + L);
+    eval_gamma(c, coef_mp, B, c->n, c->p, c->gw_pow, r, &h, B + L);
     explicit_bzero(s, words * sizeof *s);
     mp_scratch_release(&tmp);
 }

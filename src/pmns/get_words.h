@@ -6,7 +6,12 @@
 #define MNS_PMNS_GET_WORDS_H
 
 #include <stdint.h>
+#include <gmp.h>
 
+/* The context's table for get_words: gamma^t R mod p (R = 2^(64 mpz_size(p)),
+ * t = 0 .. ceil(sqrt(n))), mpz_size(p) words each; malloc'd (free()), NULL
+ * if out of memory. Built once per context, at creation. */
+uint64_t *mns_pmns_gw_powers(mpz_srcptr p, mpz_srcptr gamma, int n);
 /* pmns, pmns-ifma (ctx: mns_pmns_ctx) */
 void mns_pmns_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* pmns-mp, pmns-mp-ifma (ctx: mns_pmns_mp_ctx) */

@@ -153,6 +153,7 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->one);
     free(c->zero_z);
     free(c->words);
+    free(c->gw_pow);
     mpz_clears(c->p, c->gamma, c->phi_inv, NULL);
     free((void *)c->kernel_describe);
     free(c);
@@ -565,6 +566,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         mpz_setbit(c->phi_inv, mns_pmns_params_phi_log2(P));
         mpz_invert(c->phi_inv, c->phi_inv, p);
         st = build(c, base, ifma);
+        if (st == MNS_OK && !(c->gw_pow = mns_pmns_gw_powers(c->p, c->gamma, c->n)))
+            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
         if (st == MNS_OK) {
             char buf[MNS_DESCRIBE_MAX];
             char plan[64] = "";

@@ -137,6 +137,7 @@ struct mns_pmns_mp_ctx {
     uint64_t *words;    /* set_words (mp_words.c): G = [2^wbits], P2 = [phi], tight */
     int wbits;          /* bits per chunk of set_words: a constant polynomial stays tight */
     mpz_t p, gamma, phi_inv;
+    uint64_t *gw_pow; /* gamma^t R mod p for get_words (get_words.c) */
 
     mp_mul_fn mul;
     mp_sqr_fn sqr;

@@ -62,6 +62,7 @@ struct mns_pmns_ctx {
     uint64_t *m_ext8, *mp_ext8;
     int32_t *off_u, *off_a;  /* per i: window offset in ext / in the copies */
     mpz_t p, phi_inv;
+    uint64_t *gw_pow; /* gamma^t R mod p for get_words (get_words.c) */
     mns_pmns_mul_fn mul;
     mns_pmns_sqr_fn sqr;
     mns_pmns_redc_fn redc;
