@@ -32,9 +32,9 @@ static void plan_pairs(mns_rsa *key);
 static void probe_pairs(mns_rsa *key);
 static void check_field(mns_rsa *key);
 
-/* Frees what channel_new made and zeroes the channel (every per-prime
- * constant is secret: wiped first). */
-static void channel_clear(mns_rsa_channel *c)
+/* Frees what mns_rsa_channel_make made and zeroes the channel (every
+ * per-prime constant is secret: wiped first). */
+void mns_rsa_channel_clear(mns_rsa_channel *c)
 {
     mns_field_free(c->f);
     if (c->p)
@@ -76,7 +76,7 @@ void mns_rsa_free(mns_rsa *key)
         slot_clear(key, &key->slot);
     pthread_mutex_destroy(&key->slot_lock);
     for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
-        channel_clear(&key->ch[i]);
+        mns_rsa_channel_clear(&key->ch[i]);
     mns_field_free(key->fn);
     mpz_clear(key->n);
     mpz_clear(key->e);
@@ -176,13 +176,15 @@ static mns_status make_mask(mns_rsa_channel *c)
     return st;
 }
 
-/* Channel i: field, padded exponent, tables, Garner constants. Variable time
- * (runs once per key; see docs/rsa.md). */
-static mns_status channel_new(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes,
-                              const char *spec)
+/* A channel for prime number pi of the key (primes[pi] = p): field, padded
+ * exponent, tables. The Garner constants depend on the channels' final
+ * order and are made later (garner_constants). Variable time (runs once per
+ * key; see docs/rsa.md). */
+mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi,
+                                const char *spec)
 {
-    mns_rsa_channel *c = &key->ch[i];
-    const mpz_t *p = &primes[i];
+    const mpz_t *p = &primes[pi];
+    c->pi = pi;
     mpz_init(c->dexp);
     c->inited = 1;
     c->bits = mpz_sizeinbase(*p, 2);
@@ -191,9 +193,7 @@ static mns_status channel_new(mns_rsa *key, int i, const mpz_t d, const mpz_t *p
     if (!c->p)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
 
-    double t0 = now_ms();
     mns_status st = mns_field_new(&c->f, *p, spec);
-    c->create_ms = now_ms() - t0;
     if (st != MNS_OK)
         return st; /* mns_field_new said why */
     c->limbs = mns_field_limbs(c->f);
@@ -225,185 +225,36 @@ static mns_status channel_new(mns_rsa *key, int i, const mpz_t d, const mpz_t *p
         return st;
     if (!c->getw && (st = make_mask(c)) != MNS_OK) /* no mask behind get_words */
         return st;
+    return MNS_OK;
+}
 
-    if (i > 0) {
-        mpz_t m, inv;
-        mpz_inits(m, inv, NULL);
-        mpz_set(m, primes[0]);
-        for (int j = 1; j < i; j++)
-            mpz_mul(m, m, primes[j]);
+/* Garner's constants of every channel i >= 1, in the channels' final order:
+ * mprev = p_0 ... p_{i-1}, inv = mprev^-1 mod p_i. Variable time (key
+ * creation). */
+static mns_status garner_constants(mns_rsa *key, const mpz_t *primes)
+{
+    mpz_t m, inv;
+    mpz_inits(m, inv, NULL);
+    mns_status st = MNS_OK;
+    mpz_set(m, primes[key->ch[0].pi]);
+    for (int i = 1; i < key->k && st == MNS_OK; i++) {
+        mns_rsa_channel *c = &key->ch[i];
+        const mpz_t *p = &primes[c->pi];
         c->mn = mpz_size(m);
         mpz_invert(inv, m, *p); /* distinct primes: always invertible */
         c->mprev = limbs_of(m, c->mn);
         c->inv = limbs_of(inv, c->pn);
-        mpz_clears(m, inv, NULL);
         if (!c->mprev || !c->inv)
-            return mns_error(MNS_ENOMEM, "rsa: out of memory");
+            st = mns_error(MNS_ENOMEM, "rsa: out of memory");
+        mpz_mul(m, m, *p);
     }
-    return MNS_OK;
-}
-
-/* ticks of one channel (entry, exponentiation, exit) on a public input:
- * the minimum of `rounds` runs. sc: mns_rsa_channel_scratch words, pw: the
- * exponentiation's scratch. */
-static double channel_ns(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn, uint64_t *sc,
-                         uint64_t *pw, mp_limb_t *s, mpz_t z)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    mns_rsa_channel_in(c, in, nn, sc);
-    mns_field_powm_scratch(c->f, mns_rsa_channel_y(c, nn, sc), mns_rsa_channel_x(c, nn, sc),
-                           c->dexp, pw);
-    mns_rsa_channel_out(c, s, z, nn, sc);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-}
-
-static double channel_time(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn, int rounds,
-                           int *ok)
-{
-    size_t scw = mns_rsa_channel_scratch(c, nn) + 8;
-    size_t pww = mns_field_powm_scratch_words(c->f, mpz_sizeinbase(c->dexp, 2));
-    uint64_t *sc = calloc(scw + pww + c->pn, sizeof(uint64_t));
-    mpz_t z;
-    mpz_init2(z, (mp_bitcnt_t)(64 * (2 * c->pn + 2)));
-    double best = 1e300;
-    *ok = sc != NULL;
-    for (int r = 0; r < rounds && sc; r++) {
-        double t = channel_ns(c, in, nn, sc, sc + scw, (mp_limb_t *)(sc + scw + pww), z);
-        if (t < best)
-            best = t;
-    }
-    if (sc)
-        explicit_bzero(sc, (scw + pww + c->pn) * sizeof(uint64_t));
-    free(sc);
-    mpz_clear(z);
-    return best;
-}
-
-/* "auto" asks the tuning table's single-exponentiation rows, which were
- * measured without RSA's entry and exit (pmns-mp's exit by Horner in gamma
- * costs 30k ticks at 2048 bits, rns-ifma's 8k) and may predate kernel
- * changes: at 2048-bit channels rns-ifma ran a whole channel about 9%
- * faster than the table's pmns-mp-ifma in one loaded run. So an auto
- * channel is timed against rns-ifma on its own prime (entry,
- * exponentiation, exit; five rounds in turn, minimum of each) and
- * rns-ifma is kept where it took less than 97% of the time; the first
- * channel of each size is timed, the others follow it. Variable time, at
- * key creation only: a few exponentiations. */
-static void probe_backend(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
-{
-    mns_rsa_channel *c = &key->ch[i];
-    if (strncmp(mns_field_describe(c->f), "rns-ifma ", 9) == 0)
-        return;
-    /* an earlier channel of this size was timed: its decision holds here
-     * too (one timing per size: consistent backends keep pairs possible,
-     * where two noisy timings on a loaded machine once split a key) */
-    int prior = -1;
-    for (int j = 0; j < i && prior < 0; j++)
-        if (key->ch[j].probe_done && key->ch[j].bits == c->bits)
-            prior = j;
-    if (prior >= 0 && !key->ch[prior].probed)
-        return;
-    mns_rsa_channel keep = *c;
-    memset(c, 0, sizeof *c);
-    if (channel_new(key, i, d, primes, "rns-ifma") != MNS_OK) {
-        channel_clear(c);
-        *c = keep;
-        mns_error_clear();
-        return;
-    }
-    if (prior >= 0) {
-        c->create_ms += keep.create_ms;
-        c->probed = 1;
-        channel_clear(&keep);
-        return;
-    }
-    mns_rsa_channel alt = *c;
-    *c = keep;
-    c->probe_done = 1;
-    const size_t nn = key->nn;
-    mp_limb_t *in = calloc(nn, sizeof *in);
-    double ta = 1e300, tb = 1e300;
-    int ok = in != NULL;
-    for (size_t w = 0; in && w + 1 < nn; w++) /* a public input below n */
-        in[w] = 0x9e3779b97f4a7c15ull * (w + 1);
-    for (int r = 0; r < 5 && ok; r++) {
-        int oka, okb;
-        double a = channel_time(&keep, in, nn, 1, &oka), b = channel_time(&alt, in, nn, 1, &okb);
-        ok = oka && okb;
-        if (a < ta)
-            ta = a;
-        if (b < tb)
-            tb = b;
-    }
-    free(in);
-    if (ok && tb < 0.97 * ta) {
-        alt.create_ms += keep.create_ms;
-        alt.probed = alt.probe_done = 1;
-        channel_clear(c);
-        *c = alt;
-    } else {
-        channel_clear(&alt);
-    }
-}
-
-/* Channel i made again with the backend and (n, s) of channel o's field;
- * kept (1) only if the two then pair, else channel i is left as it was. */
-static int remake_like(mns_rsa *key, int i, int o, const mpz_t d, const mpz_t *primes)
-{
-    mns_rsa_channel *c = &key->ch[i];
-    const char *da = mns_field_describe(key->ch[o].f);
-    const size_t bl = strcspn(da, " ");
-    const char *n = strstr(da, " n="), *s = strstr(da, " s=");
-    if (!n)
-        return 0;
-    char spec[64];
-    if (s) /* pmns-mp(-ifma): n and s */
-        snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
-    else /* pmns(-ifma): n */
-        snprintf(spec, sizeof spec, "%.*s:n=%d", (int)bl, da, atoi(n + 3));
-    mns_rsa_channel keep = *c; /* moved aside: freed by whichever loses */
-    memset(c, 0, sizeof *c);
-    double t0 = now_ms();
-    if (channel_new(key, i, d, primes, spec) == MNS_OK && mns_field_x2(key->ch[o].f, c->f)) {
-        c->create_ms += keep.create_ms;
-        channel_clear(&keep);
-        return 1;
-    }
-    const double spent = now_ms() - t0;
-    channel_clear(c);
-    *c = keep;
-    c->create_ms += spent;
-    mns_error_clear();
-    return 0;
-}
-
-/* Pairs need one shape on both channels (mns_field_x2), and the PMNS
- * backends choose n (and s) per prime: two primes of one size may get
- * different n (RSA-4096 here: n = 15 and 16 for its two 2048-bit primes on
- * pmns-mp-ifma; 13 and 14 for 512-bit primes on pmns-ifma) and then never
- * pair. Channel i (odd) is then made again with channel
- * i - 1's (n, s), or, if that set does not exist for its prime (n = 15:
- * "the bounds do not hold"), channel i - 1 with channel i's (the larger n
- * of the two, usually). Whether the pair pays is still measured
- * (probe_pairs). Variable time, at key creation only. */
-static void same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
-{
-    const mns_rsa_channel *a = &key->ch[i - 1], *b = &key->ch[i];
-    if (mns_field_x2(a->f, b->f))
-        return;
-    const char *da = mns_field_describe(a->f), *db = mns_field_describe(b->f);
-    const size_t bl = strcspn(da, " ");
-    if (bl < 4 || strncmp(da, "pmns", 4) != 0 || strncmp(da, db, bl) != 0 || db[bl] != ' ')
-        return;
-    if (!remake_like(key, i, i - 1, d, primes))
-        (void)remake_like(key, i - 1, i, d, primes);
+    mpz_clears(m, inv, NULL);
+    return st;
 }
 
 static mns_status make_describe(mns_rsa *key, double total_ms)
 {
-    size_t cap = 160 + (size_t)key->k * 512;
+    size_t cap = 160 + (size_t)key->k * 640;
     key->describe = malloc(cap);
     if (!key->describe)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
@@ -427,7 +278,24 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                         "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s%s", i,
                         c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2),
                         c->getw ? "get_words" : "mask", entry, mns_field_describe(c->f),
-                        c->probed ? " auto=probe(rns-ifma faster than the table's choice)" : "");
+                        key->chosen ? " auto=choice" : "");
+    }
+    /* what choose.c measured: k ticks would need the TSC rate; us per job */
+    for (int j = 0; key->chosen && 2 * j < key->k && len > 0 && (size_t)len < cap; j++) {
+        const mns_rsa_choice *q = &key->choice[j];
+        if (!q->done)
+            continue;
+        char who[16];
+        if (2 * j + 1 < key->k)
+            snprintf(who, sizeof who, "%d,%d", 2 * j, 2 * j + 1);
+        else
+            snprintf(who, sizeof who, "%d", 2 * j);
+        len += snprintf(key->describe + len, cap - (size_t)len,
+                        "\n choice(%s) %s us: solo table %.0f/%.0f rns-ifma %.0f/%.0f pair table "
+                        "%.0f rns-ifma %.0f",
+                        who, q->pick, q->solo_t[0] * 1e-3,
+                        q->solo_t[1] * 1e-3, q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
+                        q->pair_t * 1e-3, q->pair_r * 1e-3);
     }
     return MNS_OK;
 }
@@ -463,20 +331,31 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     pthread_mutex_init(&key->slot_lock, NULL);
     key->xn = 1;
     for (int i = 0; i < k && st == MNS_OK; i++) {
-        st = channel_new(key, i, d, primes, spec);
-        if (st == MNS_OK && auto_spec)
-            probe_backend(key, i, d, primes);
-        if (st == MNS_OK && (i & 1))
-            same_shape(key, i, d, primes);
+        double tc = now_ms();
+        st = mns_rsa_channel_make(&key->ch[i], d, primes, i, spec);
+        key->ch[i].create_ms = now_ms() - tc;
+        if (st == MNS_OK && !auto_spec && (i & 1))
+            mns_rsa_same_shape(key, i, d, primes);
         key->xn += key->ch[i].pn;
     }
+    /* "auto": backends, order and pairs by timing every option (choose.c) */
+    if (st == MNS_OK && auto_spec)
+        mns_rsa_choose(key, d, primes);
+    if (st == MNS_OK)
+        st = garner_constants(key, primes);
     if (st == MNS_OK)
         plan_pairs(key);
     if (st == MNS_OK)
         check_field(key);
     if (st == MNS_OK && (st = slot_init(key, &key->slot)) == MNS_OK) {
         key->slot_ready = 1;
-        probe_pairs(key);
+        if (!key->chosen)
+            probe_pairs(key);
+        key->npairs = 0;
+        for (int j = 0; 2 * j + 1 < k; j++) {
+            key->pair_on[j] = key->pair_on[j] && key->x2[j];
+            key->npairs += key->pair_on[j];
+        }
     }
     /* the pool (issue 8: created with the key, so a threaded call neither
      * allocates nor starts threads); a failure is not fatal: threaded calls

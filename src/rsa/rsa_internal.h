@@ -76,9 +76,18 @@ typedef struct mns_rsa_channel {
     mp_limb_t *mprev;   /* product of the earlier primes */
     mp_limb_t *inv;     /* mprev^-1 mod p_i, pn words */
     double create_ms;   /* mns_field_new for this prime, parameters included */
-    int probed;         /* "auto" timed against rns-ifma and rns-ifma won (rsa.c) */
-    int probe_done;     /* this channel was timed (its decision serves later ones of its size) */
+    int pi;             /* index of this channel's prime in mns_rsa_new's array */
 } mns_rsa_channel;
+
+/* What choose.c measured for pair j of an "auto" key (or its last, single
+ * channel): ns per job, median of block minima, -1 where not timed;
+ * solo_t / solo_r: each channel alone on the table's backend / rns-ifma,
+ * pair_t / pair_r: the pair on each; pick: what was installed. */
+typedef struct mns_rsa_choice {
+    int done;
+    double solo_t[2], solo_r[2], pair_t, pair_r;
+    char pick[16];
+} mns_rsa_choice;
 
 typedef struct mns_rsa_pool mns_rsa_pool;
 
@@ -121,6 +130,8 @@ struct mns_rsa {
     int pair_on[MNS_RSA_MAX_PRIMES / 2];
     double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
     int npairs;         /* pairs with pair_on */
+    int chosen;         /* "auto": channels and pairs chosen by choose.c */
+    mns_rsa_choice choice[(MNS_RSA_MAX_PRIMES + 1) / 2];
     size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
     /* the fault check's field of n (rns-ifma: set_words, 17 products and
      * get_words cost about half of GMP's mpz_powm for e = 65537); NULL where
@@ -152,6 +163,26 @@ typedef enum {
  * nothing outside the library's own tests can reach it. */
 mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
+
+/* --- rsa.c: channels --- */
+
+/* *c <- a channel for primes[pi] on `spec` (field, padded exponent, entry
+ * tables, exit mask); Garner's constants come later, once the channels'
+ * order is final. On failure *c may hold parts: mns_rsa_channel_clear it. */
+mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi,
+                                const char *spec);
+/* Frees and wipes what mns_rsa_channel_make made; zeroes *c. */
+void mns_rsa_channel_clear(mns_rsa_channel *c);
+
+/* --- choose.c: backends and pairs --- */
+
+/* Channels i - 1 and i made to share one shape where their backend chose
+ * different ones (PMNS families), so that they can pair. */
+void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes);
+/* "auto" keys: channels reordered so that pairable ones are neighbours,
+ * then each pair's backends and pairing chosen by timing every option
+ * (sets pair_on, probe_ratio, choice; x2 and pw_words are plan_pairs'). */
+void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes);
 
 /* --- channel.c: entry and exit --- */
 
