@@ -17,14 +17,25 @@
 /* Cost in multiplications of a window w for a `bits`-bit exponent: the table
  * (2^w - 2 products), one product per window, and the Select that reads the
  * whole table per window. A Select of 2^w entries of `limbs` words costs about
- * 2^w / (4 limbs) products (masked word loads against a ~limbs^2 product), so
- * wide windows stop paying sooner for short elements. Squarings (bits of
- * them) do not depend on w. Everything here is public. */
+ * 2^w / (4 limbs) products if a product costs ~limbs^2 (short elements: wide
+ * windows stop paying sooner). The IFMA kernels of long elements are far
+ * cheaper than limbs^2: per element word, a product took 7-9 cycles on
+ * rns-ifma (48-80 words, 1024-2048 bits) and 10-17 on pmns-mp-ifma, while
+ * Select reads 8 words per vector operation; so the Select of a window costs
+ * at least 2^w / 72 products. Without that floor rns-ifma got w = 6 at
+ * 2048-bit exponents (2^w / 320), where its Select then took 20% of the
+ * exponentiation: w = 6 / 5 / 4 took 1.80 / 1.64 / 1.59 M ticks in one run
+ * (load 2); pmns-mp-ifma 1.74 / 1.77 / 1.79. The floor gives w = 5 to both;
+ * elements below 18 words keep the old model. Squarings (bits of them) do
+ * not depend on w. Everything here is public. */
 static double window_cost(size_t bits, size_t limbs, unsigned w)
 {
     double windows = (double)((bits + w - 1) / w);
     double table = (double)((1u << w) - 2);
-    double select = windows * (double)(1u << w) / (4.0 * (double)(limbs ? limbs : 1));
+    double per_entry = 1.0 / (4.0 * (double)(limbs ? limbs : 1));
+    if (per_entry < 1.0 / 72.0)
+        per_entry = 1.0 / 72.0;
+    double select = windows * (double)(1u << w) * per_entry;
     return windows + table + select;
 }
 
