@@ -71,7 +71,7 @@ mns_status mns_rsa_channel_tables(mns_rsa_channel *c)
 /* Scratch layout of a channel's entry and exit, in words: the elements X
  * (the entered input) and Y (the exponentiation's result) live here too. */
 typedef struct layout {
-    size_t t, div, x, w, e, y, yw, total;
+    size_t t, div, x, w, e, y, yw, r, total;
 } layout;
 
 static layout channel_layout(const mns_rsa_channel *c, size_t nn)
@@ -89,7 +89,8 @@ static layout channel_layout(const mns_rsa_channel *c, size_t nn)
     l.e = l.w + c->limbs;
     l.y = l.e + c->limbs;
     l.yw = l.y + c->limbs;
-    l.total = l.yw + c->pn;
+    l.r = l.yw + c->pn;
+    l.total = l.r + nn;
     return l;
 }
 
@@ -209,4 +210,38 @@ void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t
     mpn_sec_mul(t, yw, (mp_size_t)pn, c->uinv, (mp_size_t)pn, div);
     mpn_sec_div_r(t, (mp_size_t)(2 * pn), c->p, (mp_size_t)pn, div);
     memcpy(s, t, pn * sizeof(mp_limb_t));
+}
+
+/* The fault check's share in this channel (rsa.c check_ok): x^e = in
+ * (mod p_i), with x the reconstructed result (public, nn words, < n) and
+ * in mod p_i still in the scratch's first pn words from this call's
+ * mns_rsa_channel_in. x mod p_i by mpn_sec_div_r, set_words, the public
+ * exponent by left-to-right square-and-multiply in the channel's field,
+ * get_words, and a word compare without a branch: p_i and x mod p_i are
+ * secret. Returns 0 where they agree. Only for channels with set_words and
+ * get_words (the exit without a mask leaves the scratch's in mod p_i
+ * intact). */
+mp_limb_t mns_rsa_channel_check(const mns_rsa_channel *c, const mp_limb_t *x, const mpz_t e,
+                                size_t nn, uint64_t *scratch)
+{
+    const layout l = channel_layout(c, nn);
+    const size_t pn = c->pn;
+    const mp_limb_t *want = (const mp_limb_t *)(scratch + l.t);
+    mp_limb_t *r = (mp_limb_t *)(scratch + l.r), *got = (mp_limb_t *)(scratch + l.yw);
+    mp_limb_t *div = (mp_limb_t *)(scratch + l.div);
+    uint64_t *X = scratch + l.x, *Y = scratch + l.y;
+    memcpy(r, x, nn * sizeof(mp_limb_t));
+    mpn_sec_div_r(r, (mp_size_t)nn, c->p, (mp_size_t)pn, div);
+    (void)mns_field_set_words(c->f, X, r, pn); /* r < p_i: cannot fail */
+    memcpy(Y, X, c->limbs * sizeof(uint64_t));
+    for (size_t b = mpz_sizeinbase(e, 2) - 1; b-- > 0;) { /* e is public */
+        mns_field_sqr(c->f, Y, Y);
+        if (mpz_tstbit(e, b))
+            mns_field_mul(c->f, Y, Y, X);
+    }
+    (void)mns_field_get_words(c->f, got, Y, pn);
+    mp_limb_t diff = 0;
+    for (size_t j = 0; j < pn; j++)
+        diff |= got[j] ^ want[j];
+    return diff;
 }

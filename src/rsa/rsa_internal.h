@@ -138,6 +138,10 @@ struct mns_rsa {
      * it cannot be had (no IFMA): GMP's mpz_powm then */
     mns_field *fn;
     size_t ck_words;
+    /* the check in the channels' own fields instead (x^e = in mod each
+     * p_i: 1024-bit products instead of 4096-bit ones), where every
+     * channel has set_words and get_words and k >= 3 (rsa.c check_field) */
+    int ck_channels;
     /* the key's call slot, taken with trylock; a concurrent call makes its own */
     pthread_mutex_t slot_lock;
     mns_rsa_slot slot;
@@ -204,6 +208,12 @@ void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn
  * check catches it. */
 void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t nn,
                          uint64_t *scratch);
+
+/* 0 if x^e = in (mod p_i): x, nn words, < n (public); in mod p_i is what
+ * this call's mns_rsa_channel_in left in the scratch. Constant time in p_i
+ * and x mod p_i. Needs set_words and get_words (words, getw). */
+mp_limb_t mns_rsa_channel_check(const mns_rsa_channel *c, const mp_limb_t *x, const mpz_t e,
+                                size_t nn, uint64_t *scratch);
 
 /* X <- the tight element of the pn-word value r < p_i; w, e: scratch
  * elements. Constant time. */
