@@ -413,6 +413,43 @@ static void bad_input(void)
     mpz_clear(p);
 }
 
+/* `n=N` with the N the default chose gives the same set: the generator's M
+ * depends on the n it evaluated before, so an explicit n runs the search
+ * capped at N (backend.c). Found on 512-bit primes where the default's
+ * n = 13 reached delta 1 and `pmns-ifma:n=13` alone did not and was refused. */
+static void explicit_n_matches_default(size_t bits, int primes)
+{
+    static const char *const specs[] = {"pmns", "pmns-ifma", NULL};
+    mpz_t p;
+    mpz_init(p);
+    for (int k = 0; k < primes; k++) {
+        mt_modulus(p, bits, MT_MOD_PRIME);
+        for (int i = 0; specs[i]; i++) {
+            mns_field *f = NULL, *g = NULL;
+            if (mns_field_new(&f, p, specs[i]) != MNS_OK) {
+                MT_CHECK(ifma_refused(specs[i]), "%s at %zu bits: %s", specs[i], bits, mns_last_error());
+                continue;
+            }
+            char want[512], spec[64];
+            snprintf(want, sizeof want, "%s", mns_field_describe(f));
+            const char *np = strstr(want, " n=");
+            MT_CHECK(np != NULL, "no n= in \"%s\"", want);
+            if (np) {
+                snprintf(spec, sizeof spec, "%s:n=%d", specs[i], atoi(np + 3));
+                mns_status st = mns_field_new(&g, p, spec);
+                MT_CHECK(st == MNS_OK, "%s refused where the default chose it (%zu bits): %s", spec,
+                         bits, mns_last_error());
+                MT_CHECK(st != MNS_OK || strcmp(mns_field_describe(g), want) == 0,
+                         "%s: \"%s\" differs from the default's \"%s\"", spec,
+                         st == MNS_OK ? mns_field_describe(g) : "", want);
+                mns_field_free(g);
+            }
+            mns_field_free(f);
+        }
+    }
+    mpz_clear(p);
+}
+
 static void shipped(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -490,6 +527,8 @@ int main(void)
     field_checks(256, small_specs, 10000);
     field_checks(521, specs, 10000);
     field_checks(1024, big_specs, 10000);
+    explicit_n_matches_default(512, 40);
+    explicit_n_matches_default(1024, 4);
 
     const char *dir = getenv("MNS_TEST_PMNS_PARAMS");
     if (dir)

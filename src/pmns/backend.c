@@ -68,6 +68,57 @@ static const mns_field_ops pmns_ops = {
 
 static const char *const pmns_options[] = {"delta", "n", "E", "params", NULL};
 
+/* Generates an s = 1 set for p and its context with at least `delta`
+ * (n = 0: the generator's n). u52: sub adds a zero polynomial Z a little
+ * above rho-1 (zsub.c), so a - b reaches rho-1 + zmax, slightly more than the
+ * 2(rho-1) a set generated for delta 1 guarantees. Ask for the field's delta
+ * first; if the set's kmax falls short, take the next n (with rho = 2N,
+ * kmax/(rho-1) grows as N shrinks), then larger set deltas. */
+static mns_status generate(mns_pmns_ctx **cp, mns_pmns_params **Pp, const mpz_t p, mns_pmns_word word,
+                           mns_pmns_eshape eshape, int kernel, long delta, long n, const char *name)
+{
+    mns_pmns_params *P = NULL;
+    mns_pmns_ctx *c = NULL;
+    mns_status st;
+    int set_delta = (int)delta, try_n = (int)n;
+    for (int attempt = 0;; attempt++) {
+        mns_pmns_gen_opts g;
+        mns_pmns_gen_opts_init(&g);
+        g.word = word;
+        g.s = 1;
+        g.delta = set_delta;
+        g.n = try_n;
+        g.eshape = eshape;
+        st = mns_pmns_generate_var(&P, p, &g);
+        if (st == MNS_OK && (st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
+            mns_pmns_params_free(P);
+            P = NULL;
+        }
+        /* the first attempt's failure is the answer; later ones (a
+         * forced n, a larger set delta) only end the search */
+        if (st != MNS_OK && (attempt == 0 || st != MNS_ENOTSUP))
+            return st;
+        if (st == MNS_OK && c->delta >= delta)
+            break;
+        const int got_n = st == MNS_OK ? c->n : try_n;
+        mns_pmns_ctx_free(c);
+        mns_pmns_params_free(P);
+        c = NULL;
+        P = NULL;
+        if (attempt == 4)
+            return mns_error(MNS_ENOTSUP, "backend \"%s\": no u52 set gives delta=%ld", name, delta);
+        if (n == 0 && attempt < 2) {
+            try_n = got_n + 1;
+        } else {
+            try_n = (int)n;
+            set_delta = 2 * set_delta + 1;
+        }
+    }
+    *cp = c;
+    *Pp = P;
+    return MNS_OK;
+}
+
 static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts, const char *name,
                          mns_pmns_word word)
 {
@@ -117,45 +168,19 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
             return st;
         }
     } else {
-        /* u52: sub adds a zero polynomial Z a little above rho-1 (zsub.c),
-         * so a - b reaches rho-1 + zmax, slightly more than the 2(rho-1)
-         * a set generated for delta 1 guarantees. Ask for the field's delta
-         * first; if the set's kmax falls short, take the next n (with rho =
-         * 2N, kmax/(rho-1) grows as N shrinks), then larger set deltas. */
-        int set_delta = (int)delta, try_n = (int)n;
-        for (int attempt = 0;; attempt++) {
-            mns_pmns_gen_opts g;
-            mns_pmns_gen_opts_init(&g);
-            g.word = word;
-            g.s = 1;
-            g.delta = set_delta;
-            g.n = try_n;
-            g.eshape = eshape;
-            st = mns_pmns_generate_var(&P, p, &g);
-            if (st == MNS_OK && (st = mns_pmns_ctx_new_var(&c, P, kernel)) != MNS_OK) {
-                mns_pmns_params_free(P);
-                P = NULL;
-            }
-            /* the first attempt's failure is the answer; later ones (a
-             * forced n, a larger set delta) only end the search */
-            if (st != MNS_OK && (attempt == 0 || st != MNS_ENOTSUP))
-                return st;
-            if (st == MNS_OK && c->delta >= delta)
-                break;
-            const int got_n = st == MNS_OK ? c->n : try_n;
+        /* An explicit n first runs the default search and keeps its set if
+         * it lands on that n: the generator's M for an n depends on the n
+         * evaluated before it, so `n=N` evaluated alone can get another M, a
+         * larger rho and too small a delta where the default's N did not (a
+         * 512-bit pmns-ifma with n = 13 was refused so). */
+        if (n && generate(&c, &P, p, word, eshape, kernel, delta, 0, name) == MNS_OK && c->n != n) {
             mns_pmns_ctx_free(c);
             mns_pmns_params_free(P);
             c = NULL;
             P = NULL;
-            if (attempt == 4)
-                return mns_error(MNS_ENOTSUP, "backend \"%s\": no u52 set gives delta=%ld", name, delta);
-            if (n == 0 && attempt < 2) {
-                try_n = got_n + 1;
-            } else {
-                try_n = (int)n;
-                set_delta = 2 * set_delta + 1;
-            }
         }
+        if (!c && (st = generate(&c, &P, p, word, eshape, kernel, delta, n, name)) != MNS_OK)
+            return st;
     }
     c->owned = P;
     /* the field's delta is what the set allows (at least the one asked for
