@@ -286,7 +286,7 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
         const mns_rsa_choice *q = &key->choice[j];
         if (!q->done)
             continue;
-        char who[16];
+        char who[32];
         if (2 * j + 1 < key->k)
             snprintf(who, sizeof who, "%d,%d", 2 * j, 2 * j + 1);
         else
