@@ -20,7 +20,7 @@
         const mns_pmns_mp_ctx *cx[1] = {c};                                                    \
         uint64_t *rr[1] = {r};                                                                 \
         const uint64_t *aa[1] = {a}, *bb[1] = {b};                                             \
-        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 1);                                              \
+        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 1, (NV) == 2);                                   \
     }
 #define FU_INST(S, NV) FU_INST1(S, NV, 0, fu_mul_##S##_##NV) FU_INST1(S, NV, 1, fu_sqr_##S##_##NV)
 #define FU_ROW(S)                                                                              \
