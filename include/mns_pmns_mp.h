@@ -8,7 +8,7 @@
  * without IFMA or under MNS_CPU=generic). Options:
  *   s=S       words per coefficient (default: the generator's automatic s)
  *   n=N       coefficients (default: automatic)
- *   delta=D   free additions before a multiplication (default 0)
+ *   delta=D   free additions before a multiplication (default 1)
  *   base=B    Toeplitz leaf size limit (default: measured, see docs/pmns-mp.md)
  *   word=u52  pmns-mp only: run the IFMA parameter shape on the portable
  *             kernel (to compare both kernels on one set)

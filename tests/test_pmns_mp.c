@@ -28,6 +28,164 @@ static void check(const char *spec, const mpz_t p, unsigned iters, unsigned chai
     check_r(spec, p, iters, chain, powms, 1);
 }
 
+/* ---- the delta limit with coefficients at the bound ----------------------
+ * The field check builds its loose operands from set_mpz outputs, whose
+ * coefficients are far inside [0, rho) (the generator's RedCoeff gives about
+ * 0.05-0.3 rho). Here the operands are built from their digits: tight
+ * elements with every coefficient rho - 1 (u52: and 0; s64: +-(rho - 1)) or
+ * uniform in the tight range, then delta additions or subtractions, so a
+ * loose operand reaches exactly the bound the creation checks (u52:
+ * rho - 1 + delta zmax at the coefficient where Z is largest, s64:
+ * (delta + 1)(rho - 1)). Every product is compared with GMP through
+ * get_mpz and its result checked tight, on the kernel of the context (IFMA
+ * or portable). */
+
+/* r <- the digits of a polynomial with coefficients co (low digits in
+ * [0, 2^k), the top digit takes the rest, floor division) */
+static void dl_set(const mns_pmns_mp *c, uint64_t *r, mpz_t *co)
+{
+    const mns_pmns_params *P = mns_pmns_mp_params(c);
+    const int n = mns_pmns_params_n(P), s = mns_pmns_params_s(P);
+    const unsigned k = mns_pmns_params_chunk_bits(P);
+    mpz_t t, q;
+    mpz_inits(t, q, NULL);
+    for (int i = 0; i < n; i++) {
+        mpz_set(t, co[i]);
+        for (int j = 0; j < s - 1; j++) {
+            mpz_fdiv_r_2exp(q, t, k);
+            r[(size_t)j * n + i] = mpz_get_ui(q);
+            mpz_fdiv_q_2exp(t, t, k);
+        }
+        r[(size_t)(s - 1) * n + i] = (uint64_t)mpz_get_si(t);
+    }
+    mpz_clears(t, q, NULL);
+}
+
+/* 1 if every coefficient of a is tight (u52: in [0, rho), s64: |a_i| < rho).
+ * The portable kernel on a u52 set (word=u52, a test shape) centres its
+ * quotient digits as for s64, so its results are only |a_i| < rho: checked
+ * that way (they are right mod p; the IFMA kernel's are in [0, rho)) */
+static int dl_tight(const mns_pmns_mp *c, const uint64_t *a, int u52)
+{
+    const mns_pmns_params *P = mns_pmns_mp_params(c);
+    const int n = mns_pmns_params_n(P), s = mns_pmns_params_s(P);
+    const unsigned k = mns_pmns_params_chunk_bits(P);
+    int ok = 1;
+    mpz_t v;
+    mpz_init(v);
+    for (int i = 0; i < n; i++) {
+        mpz_set_si(v, (long)(int64_t)a[(size_t)(s - 1) * n + i]);
+        for (int j = s - 2; j >= 0; j--) {
+            mpz_mul_2exp(v, v, k);
+            mpz_add_ui(v, v, a[(size_t)j * n + i]);
+            ok &= a[(size_t)j * n + i] < ((uint64_t)1 << k);
+        }
+        if (u52)
+            ok &= mpz_sgn(v) >= 0 && mpz_cmp(v, mns_pmns_params_rho(P)) < 0;
+        else
+            ok &= mpz_cmpabs(v, mns_pmns_params_rho(P)) < 0;
+    }
+    mpz_clear(v);
+    return ok;
+}
+
+/* x <- first, then delta times x - other (use_sub; u52: each adds Z) or
+ * x + other: a sum or difference of delta + 1 tight elements */
+static void dl_loose(const mns_pmns_mp *c, uint64_t *x, const uint64_t *first,
+                     const uint64_t *other, int delta, int use_sub)
+{
+    memcpy(x, first, mns_pmns_mp_limbs(c) * 8);
+    for (int d = 0; d < delta; d++)
+        if (use_sub)
+            mns_pmns_mp_sub(c, x, x, other);
+        else
+            mns_pmns_mp_add(c, x, x, other);
+}
+
+static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_kernel kernel,
+                              int s, int delta, int base)
+{
+    mns_pmns_mp *c = NULL;
+    const int u52 = word == MNS_PMNS_WORD_U52, ifma = kernel == MNS_PMNS_MP_KERNEL_IFMA;
+    mns_status st = mns_pmns_mp_new_var(&c, p, word, s, 0, delta, base, kernel);
+    if (st != MNS_OK) { /* no IFMA (or MNS_CPU=generic), or no set for this s */
+        printf("  delta limit %s s=%d delta=%d base=%d: n/a (%s)\n",
+               kernel == MNS_PMNS_MP_KERNEL_IFMA ? "ifma" : u52 ? "u52" : "s64", s, delta, base,
+               mns_last_error());
+        return;
+    }
+    const mns_pmns_params *P = mns_pmns_mp_params(c);
+    const int n = mns_pmns_params_n(P);
+    const size_t L = mns_pmns_mp_limbs(c);
+    uint64_t *hi = calloc(L, 8), *lo = calloc(L, 8), *x = calloc(L, 8), *y = calloc(L, 8),
+             *r = calloc(L, 8), *rnd = calloc(L, 8), *z = calloc(L, 8);
+    mpz_t *co = malloc((size_t)n * sizeof *co), vx, vy, want, got, rm1;
+    mpz_inits(vx, vy, want, got, rm1, NULL);
+    mpz_sub_ui(rm1, mns_pmns_params_rho(P), 1);
+    for (int i = 0; i < n; i++)
+        mpz_init_set(co[i], rm1);
+    dl_set(c, hi, co); /* every coefficient rho - 1 */
+    for (int i = 0; i < n; i++)
+        u52 ? mpz_set_ui(co[i], 0) : mpz_neg(co[i], rm1);
+    dl_set(c, lo, co); /* 0 (u52), -(rho - 1) (s64) */
+    long bad = 0, checks = 0;
+    for (int it = 0; it < 24; it++) {
+        /* it 0, 1: the extremes; then one operand random tight (uniform in
+         * the tight range, digits built directly) */
+        for (int i = 0; i < n; i++) {
+            mpz_urandomm(co[i], mt_rand, mns_pmns_params_rho(P));
+            if (!u52 && gmp_urandomb_ui(mt_rand, 1))
+                mpz_neg(co[i], co[i]);
+        }
+        dl_set(c, rnd, co);
+        /* x: u52 rho - 1 + delta Z (sub of zeros) or (delta + 1)(rho - 1)
+         * (sums); s64 (delta + 1)(rho - 1) both ways. y: the same, s64 its
+         * negative, or from the random tight element */
+        const int sub = it & 1;
+        dl_loose(c, x, hi, sub ? lo : hi, delta, sub);
+        if (it < 2)
+            dl_loose(c, y, u52 || !sub ? hi : lo, u52 || !sub ? lo : hi, delta, 1);
+        else
+            dl_loose(c, y, rnd, u52 ? lo : hi, delta, sub);
+        /* reduce takes a sum or difference of two tight even with delta 0 */
+        dl_loose(c, z, hi, sub ? lo : hi, delta > 1 ? delta : 1, sub);
+        mns_pmns_mp_get_mpz_var(c, vx, x);
+        mns_pmns_mp_get_mpz_var(c, vy, y);
+        /* mul both loose, sqr, mul loose x tight, reduce */
+        for (int op = 0; op < 4; op++) {
+            if (op == 0) {
+                mns_pmns_mp_mul(c, r, x, y);
+                mpz_mul(want, vx, vy);
+            } else if (op == 1) {
+                mns_pmns_mp_sqr(c, r, x);
+                mpz_mul(want, vx, vx);
+            } else if (op == 2) {
+                mns_pmns_mp_mul(c, r, x, it & 1 ? hi : rnd);
+                mns_pmns_mp_get_mpz_var(c, got, it & 1 ? hi : rnd);
+                mpz_mul(want, vx, got);
+            } else {
+                mns_pmns_mp_reduce(c, r, z);
+                mns_pmns_mp_get_mpz_var(c, want, z);
+            }
+            mpz_mod(want, want, p);
+            mns_pmns_mp_get_mpz_var(c, got, r);
+            int ok = mpz_cmp(got, want) == 0 && dl_tight(c, r, u52 && ifma);
+            checks++;
+            bad += !ok;
+            MT_CHECK(ok, "delta limit: %s op %d it %d", mns_pmns_mp_describe(c), op, it);
+        }
+    }
+    printf("  delta limit %4ld checks %s: %s\n", checks, mns_pmns_mp_describe(c),
+           bad ? "FAIL" : "ok");
+    fflush(stdout);
+    for (int i = 0; i < n; i++)
+        mpz_clear(co[i]);
+    free(co);
+    mpz_clears(vx, vy, want, got, rm1, NULL);
+    free(hi), free(lo), free(x), free(y), free(r), free(rnd), free(z);
+    mns_pmns_mp_free(c);
+}
+
 int main(void)
 {
     mt_init("test_pmns_mp");
@@ -46,6 +204,16 @@ int main(void)
             check(spec, p, 20, 1000, 3);
             snprintf(spec, sizeof spec, "pmns-mp-ifma:s=%d", s);
             check(spec, p, 20, 1000, 3);
+        }
+        /* the delta limit with coefficients at the bound: IFMA (fr_body at
+         * n = 6..8, fu_body, the split with base=8 where n > 8) and the
+         * portable kernel on u52 and s64 sets, delta 0 (reduce's sum of two),
+         * 1 (the default) and 2 */
+        for (int d = 0; d <= 2; d++) {
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, d, 0);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 3, d, 8);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_GENERIC, 0, d, 0);
+            check_delta_limit(p, MNS_PMNS_WORD_S64, MNS_PMNS_MP_KERNEL_GENERIC, 0, d, 0);
         }
         check("pmns-mp:delta=3", p, 10, 1000, 2);
         check("pmns-mp:delta=2,word=u52", p, 10, 1000, 2);
@@ -68,7 +236,7 @@ int main(void)
         if (sizes[z] == 1024) {
             static const char *const inst[] = {
                 "pmns-mp:n=6,s=3",
-                "pmns-mp:n=9,s=2",
+                "pmns-mp:n=9,s=2,delta=0", /* k = 61: no room for delta = 1 */
                 "pmns-mp:n=6,s=3,delta=2",
             };
             mpz_t q;
@@ -81,6 +249,16 @@ int main(void)
             mpz_clear(q);
         }
     }
+    /* the fused split at 6144 bits (mns-bench's prime: s=6 n=23, one 3-way
+     * level) at the delta limit: delta=2 takes k = 48, which only the exact
+     * bound of its leaf entries admits (the growth bound stopped at 47) */
+    for (unsigned i = 0; i < mb_prime_table_len; i++)
+        if (mb_prime_table[i].bits == 6144) {
+            mpz_set_str(p, mb_prime_table[i].hex, 16);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, 1, 0);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, 2, 0);
+            break;
+        }
     mpz_clear(p);
     return mt_finish();
 }

@@ -243,42 +243,84 @@ static double log2_mpz(const mpz_t x)
 }
 
 /* Z for u52 subtraction: C - Cbar, C = (K, ..., K), Cbar a tight
- * representation of C(gamma); K = 2 rho + 3 2^(k(s-1)) puts every coefficient
- * in (K - rho, K]; digits re-split so that each low digit is >= 2^k - 1 and
- * the top one exceeds every tight top digit. */
+ * representation of C(gamma), so Z(gamma) = 0 mod p. Every coefficient must
+ * be >= Lo = rho + 3 2^(k(s-1)) (then the digits can be re-split so that each
+ * low digit is >= 2^k - 1 and the top one exceeds every tight top digit: they
+ * dominate any tight subtrahend), and the largest one, zmax, is what the
+ * loose bound rho - 1 + delta zmax costs. K = Lo + rho always works (Cbar is
+ * in [0, rho)), but then zmax is about 2 rho and a loose operand 3 rho. The
+ * representations the generator's RedCoeff produces are much narrower than
+ * [0, rho) (about 0.05-0.3 rho at 1024-6144 bits), so Z is searched: K = Lo
+ * + cap for a few caps and offsets (Cbar changes pseudo-randomly with K),
+ * keeping the valid Z (max Cbar <= cap) of least zmax, about 1.1-1.3 rho.
+ * With delta = 1 that is a loose bound near 2.2 rho instead of 3 rho: 1 bit
+ * less of phi for the closure (2048 bits: n = 15 k = 50 instead of n = 16). */
+#define Z_CAPS 8
+#define Z_TRIES 10
 static mns_status make_z(mns_pmns_mp_ctx *c, mpz_t zmax)
 {
     const int n = c->n, s = c->s, k = c->k;
     mns_status st = MNS_OK;
-    mpz_t K, v, x, t, top;
-    mpz_inits(K, v, x, t, top, NULL);
-    mpz_mul_2exp(K, mns_pmns_params_rho(c->P), 1);
+    mpz_t K, Lo, v, x, t, top, S, best;
+    mpz_inits(K, Lo, v, x, t, top, S, best, NULL);
     mpz_set_ui(t, 3);
     mpz_mul_2exp(t, t, (mp_bitcnt_t)k * (s - 1));
-    mpz_add(K, K, t);
-    mpz_set(zmax, K);
-    /* x = C(gamma) mod p */
-    mpz_set_ui(x, 0);
+    mpz_add(Lo, mns_pmns_params_rho(c->P), t);
+    /* S = sum gamma^i mod p: C(gamma) = K S */
+    mpz_set_ui(S, 0);
     for (int i = 0; i < n; i++) {
-        mpz_mul(x, x, c->gamma);
-        mpz_add(x, x, K);
-        mpz_mod(x, x, c->p);
+        mpz_mul(S, S, c->gamma);
+        mpz_add_ui(S, S, 1);
+        mpz_mod(S, S, c->p);
     }
-    uint64_t *cb = calloc(c->limbs, sizeof *cb);
+    uint64_t *cb = calloc(c->limbs, sizeof *cb), *zb = calloc(c->limbs, sizeof *zb);
     c->zero_z = calloc(c->limbs, sizeof *c->zero_z);
-    if (!cb || !c->zero_z) {
+    if (!cb || !zb || !c->zero_z) {
         st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
         goto out;
     }
-    st = represent(c, cb, x);
+    /* caps 2 rho / (4 + ci): rho/2 .. 2 rho/11, Z_TRIES offsets each; then
+     * cap rho (always valid) if none was */
+    for (int q = 0; q <= Z_CAPS * Z_TRIES && st == MNS_OK; q++) {
+        const int ci = q / Z_TRIES, tr = q % Z_TRIES;
+        if (ci == Z_CAPS && mpz_sgn(best) != 0)
+            break;
+        if (ci < Z_CAPS) {
+            mpz_mul_2exp(K, mns_pmns_params_rho(c->P), 1);
+            mpz_tdiv_q_ui(K, K, 4ul + (unsigned long)ci);
+        } else
+            mpz_set(K, mns_pmns_params_rho(c->P));
+        mpz_add(K, K, Lo);
+        mpz_add_ui(K, K, (unsigned long)tr);
+        mpz_mul(x, K, S);
+        mpz_mod(x, x, c->p);
+        st = represent(c, cb, x);
+        /* z_i = K - cb_i: valid if every z_i >= Lo; its cost: max z_i */
+        int ok = st == MNS_OK;
+        mpz_set_ui(t, 0);
+        for (int i = 0; ok && i < n; i++) {
+            coef_value(v, c, cb, i);
+            mpz_sub(v, K, v);
+            ok = mpz_cmp(v, Lo) >= 0;
+            if (mpz_cmp(v, t) > 0)
+                mpz_set(t, v);
+        }
+        if (ok && (mpz_sgn(best) == 0 || mpz_cmp(t, best) < 0)) {
+            mpz_set(best, t);
+            for (int i = 0; i < n; i++) {
+                coef_value(v, c, cb, i);
+                mpz_sub(v, K, v);
+                split_digits(zb + i, (size_t)n, v, s, k);
+            }
+        }
+    }
     if (st != MNS_OK)
         goto out;
+    mpz_set(zmax, best);
+    memcpy(c->zero_z, zb, c->limbs * sizeof *zb);
     /* largest tight top digit */
     mpz_fdiv_q_2exp(top, mns_pmns_params_rho(c->P), (mp_bitcnt_t)k * (s - 1));
     for (int i = 0; i < n; i++) {
-        coef_value(v, c, cb, i);
-        mpz_sub(v, K, v); /* z_i in (K - rho, K] */
-        split_digits(c->zero_z + i, (size_t)n, v, s, k);
         /* borrow: digit j += 2^k (minus 1 for the middle ones), top -= 1 */
         for (int j = 0; j < s - 1; j++) {
             c->zero_z[(size_t)j * n + i] += (uint64_t)1 << k;
@@ -292,7 +334,8 @@ static mns_status make_z(mns_pmns_mp_ctx *c, mpz_t zmax)
     }
 out:
     free(cb);
-    mpz_clears(K, v, x, t, top, NULL);
+    free(zb);
+    mpz_clears(K, Lo, v, x, t, top, S, best, NULL);
     return st;
 }
 
@@ -496,8 +539,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
                 return MNS_OK;
     }
     /* the generator's delta: ours covers what add/sub/reduce produce; a set
-     * whose phi leaves no room for it is regenerated with a larger one */
-    int dgen = word == MNS_PMNS_WORD_U52 ? 2 * delta : delta;
+     * whose phi leaves no room for it is regenerated with a larger one. u52:
+     * a loose operand reaches rho - 1 + delta zmax with zmax about 1.1-1.3
+     * rho (make_z), so (dgen + 1) rho with dgen about 1.25 delta */
+    int dgen = word == MNS_PMNS_WORD_U52 ? (5 * delta + 2) / 4 : delta;
     mns_status st = MNS_ENOTSUP;
     /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
      * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
@@ -683,7 +728,11 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
     mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
     if (st != MNS_OK)
         return st;
-    long s = 0, n = 0, delta = 0, base = 0;
+    /* delta = 1 by default, as every other backend: mul(add(a, b), c) is
+     * right without looking at mns_field_delta. It costs no n or s with the
+     * u52 Z of make_z (pmns-mp-ifma: same (n, s, kernel) as delta = 0 at
+     * 1024-8192 bits; docs/pmns-mp.md "delta default") */
+    long s = 0, n = 0, delta = 1, base = 0;
     if ((st = mns_opts_get_long(opts, name, "s", 2, MNS_PMNS_S_MAX, &s)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "n", 2, MNS_PMNS_N_MAX, &n)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "delta", 0, 255, &delta)) != MNS_OK ||

@@ -20,7 +20,7 @@
         const mns_pmns_mp_ctx *cx[1] = {c};                                                    \
         uint64_t *rr[1] = {r};                                                                 \
         const uint64_t *aa[1] = {a}, *bb[1] = {b};                                             \
-        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 1);                                              \
+        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 1, (NV) == 2);                                   \
     }
 #define FU_INST(S, NV) FU_INST1(S, NV, 0, fu_mul_##S##_##NV) FU_INST1(S, NV, 1, fu_sqr_##S##_##NV)
 #define FU_ROW(S)                                                                              \
@@ -125,6 +125,84 @@ static int fs_plan_index(int nv)
     return nv >= 0 && nv <= 8 ? idx[nv] : -1;
 }
 
+/* The exact range of the split's matrix-side leaf entries (fs_seq_leaves):
+ * every entry is an integer combination of the sequence entries t[d], d in
+ * [-N, N), with t[d] in [0, X] for 0 <= d < n (digits), [0, |lambda| X] for
+ * -n <= d < 0 (lambda times a digit) and 0 elsewhere; the leaf entry's range
+ * is the sum over d of its coefficient times that interval. The unit sequence
+ * of each d is expanded exactly as the kernel does (scalar), so the bound is
+ * the real one and not (sum of |coefficients|) x lambda X: a difference of two
+ * digits is in [-X, X], not 2 X wide on each side, and the lambda entries
+ * only ever reach one side of it. 3-way with lambda = 2: [-4 X, 3 X] against
+ * 8 X, so k = 49 passes where the growth bound needed k <= 47. Returns the
+ * largest |entry| (only the lanes a window reads: leaf entries -7..7). */
+static double fs_mat_bound(const struct fs_plan *pl, int n, long lambda, double X)
+{
+    enum { NMAX = 64, SEQ = 2 * NMAX, LEAFW = 16 };
+    const int N = 8 * pl->m, NL = pl->leaves;
+    double hi[27 * LEAFW], lo[27 * LEAFW];
+    int a[27 * SEQ], b[27 * SEQ]; /* one level's sequences, 2 m entries each */
+    for (int i = 0; i < NL * LEAFW; i++)
+        hi[i] = lo[i] = 0;
+    for (int src = -N; src < N; src++) {
+        const double xs = src >= 0 ? (src < n ? X : 0) : (src >= -n ? labs(lambda) * X : 0);
+        if (xs == 0)
+            continue;
+        for (int i = 0; i < 2 * N; i++)
+            a[i] = 0;
+        a[src + N] = 1;
+        int *x = a, *y = b, count = 1, m = N;
+        for (int l = 0; l < 3 && pl->f[l]; l++) {
+            const int f = pl->f[l], h = m / f, kids = FS_KIDS(f);
+            for (int q = 0; q < count; q++)
+                for (int e = -h; e < h; e++) {
+                    const int *p = x + (size_t)q * 2 * m + m; /* entry 0 */
+                    const int u0 = p[e], um1 = p[e - h], up1 = p[e + h];
+                    int v[6] = {u0, um1 - u0, up1 - u0, 0, 0, 0};
+                    if (f == 3) {
+                        v[3] = p[e - 2 * h] - um1;
+                        v[4] = p[e + 2 * h] - up1;
+                        v[5] = up1 + um1 - 2 * u0;
+                    }
+                    for (int k = 0; k < kids; k++)
+                        y[(size_t)(q * kids + k) * 2 * h + e + h] = v[k];
+                }
+            int *t = x;
+            x = y;
+            y = t;
+            count *= kids;
+            m = h;
+        }
+        for (int l = 0; l < NL; l++)
+            for (int e = 1; e < LEAFW; e++) {
+                const double cf = x[l * LEAFW + e];
+                hi[l * LEAFW + e] += cf > 0 ? cf * xs : 0;
+                lo[l * LEAFW + e] += cf < 0 ? cf * xs : 0;
+            }
+    }
+    double mx = 0;
+    for (int i = 0; i < NL * LEAFW; i++)
+        mx = fmax(mx, fmax(hi[i], -lo[i]));
+    return mx;
+}
+
+/* Every bound of the split kernel (mp_ifma_fused.h), for the loosest operand
+ * the context accepts (its digits after the carry: k bits, the top one up to
+ * 2^lg_d): matrix entries (operand digits and T, times lambda, through the
+ * differences) in [-2^51, 2^51) so that + 2^51 is a 52-bit input, by their
+ * exact range (fs_mat_bound), and lambda times a digit below 2^52 (its low
+ * half is taken); vector entries (block sums of operand and M digits) below
+ * 2^52; the lo / hi lanes of R (leaf sums below 2^55, through the
+ * contraction, up to 3s products per row) inside int64. */
+static int fs_bounds_ok_x(const struct fs_plan *pl, int n, int s, int k, long lambda, double lg_d,
+                          uint64_t mdmax)
+{
+    const double X = ldexp(1.0, (int)ceil(fmax(lg_d, (double)k)));
+    double lvec = fmax(lg_d, log2((double)mdmax + 1)) + log2(pl->vg);
+    double lacc = 55 + log2(pl->og) + log2(3.0 * s);
+    return lvec < 51.99 && labs(lambda) * X < ldexp(1.0, 52) &&
+           fs_mat_bound(pl, n, lambda, X) <= ldexp(1.0, 51) && lacc < 62.9;
+}
 /* The cost the choices compare, in TSC ticks: half a tick per vpmadd52 (two
  * per cycle) and 30 per CIOS step (the chain T -> T M_0 -> carry, which the
  * products of one step do not hide at small n), fitted on 1024-8192-bit
@@ -134,7 +212,13 @@ static int fs_plan_index(int nv)
  * (expansions, contractions, the leaf domain's loads and stores): 1.1 with 6
  * or more leaves (0.55-0.58 ticks per vpmadd52 at 6144-8192 bits, s = 6),
  * 1.35 for the 3 leaves of a single 2-way level (measured slower than the
- * unsplit kernel at 2048-4096 bits). */
+ * unsplit kernel at 2048-4096 bits), and 150 per step of the split's work
+ * that does not scale with s (the row contractions, T's sequence and its
+ * expansion): with the exact bounds of fs_bounds_ok_x the single 3-way level
+ * became possible at 3072-4096 bits (s = 3, 4, n = 23), where it measured no
+ * faster than the unsplit kernel (one process, A/B on one set: 4096 bits mul
+ * 0.95-0.99, sqr 1.03; 3072 mul 1.02, sqr 1.12), while at s = 6 (6144) it
+ * is 25% faster; 150 keeps both. */
 static double cost_unsplit(int s, int n)
 {
     int nv = (n + 7) / 8;
@@ -144,7 +228,7 @@ static double cost_split(int s, int n, int leaves)
 {
     int nv = (n + 7) / 8;
     double pen = leaves <= 3 ? 1.35 : 1.1;
-    return 0.5 * pen * s * (32.0 * s * leaves + (double)n * nv) + 30.0 * s;
+    return 0.5 * pen * s * (32.0 * s * leaves + (double)n * nv) + (30.0 + 150.0) * s;
 }
 
 /* the n the generator gives for s chunks of k bits, predicted: the smallest n
@@ -182,6 +266,14 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
             us = s;
         }
         for (int pi = 0; pi < 5; pi++) {
+            /* t = 2 x the plan's matrix growth: the generator's k then
+             * leaves the split's exact bounds (fs_bounds_ok_x) two bits of
+             * room. Asking for the largest k they allow (lambda = 2: 50 for
+             * the plan 2, 49 for 3 and 2x2, 48 for 2x3 and 2x2x2, against
+             * 48, 47, 47, 46, 46 by the growth bound) moved the cost model's
+             * choice to shapes it does not price (6144 bits: s=3 n=49
+             * 2x2x2; 8192: 7-10 s of generation, then unsplit n=29): not
+             * measured, left as it was */
             const int t = 2 * (int)fs_plans[pi].mg;
             const int k = 50 - (int)ceil(log2((double)t));
             int ns = predict_n(bits, s, k);
@@ -211,9 +303,9 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
         return;
     const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
     const int pi = fs_plan_index((n + 7) / 8);
-    const double llam = log2((double)labs(mns_pmns_params_lambda(P)));
     double c = n <= MP_FAST_NMAX ? cost_unsplit(ss, n) : 1e30;
-    if (pi >= 0 && k + llam + log2(fs_plans[pi].mg) < 50.99)
+    if (pi >= 0 && fs_bounds_ok_x(&fs_plans[pi], n, ss, k, mns_pmns_params_lambda(P), k,
+                                  ((uint64_t)1 << k) - 1))
         c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
     if (best_u != 0 && c >= best_u) {
         mns_pmns_params_free(P);
@@ -255,19 +347,9 @@ static uint64_t m_seq(const mns_pmns_mp_ctx *c, int j, uint64_t *t, int N)
     return mx;
 }
 
-/* Every bound of the split kernel (mp_ifma_fused.h), for the loosest operand
- * the context accepts: matrix entries (operand digits and T, times lambda,
- * through the differences) below 2^51 so that + 2^51 stays below 2^52;
- * vector entries (block sums of operand and M digits) below 2^52; the lo / hi
- * lanes of R (leaf sums below 2^55, through the contraction, up to 3s
- * products per row) inside int64. */
 static int fs_bounds_ok(const mns_pmns_mp_ctx *c, const struct fs_plan *pl, uint64_t mdmax)
 {
-    double llam = log2((double)c->lambda);
-    double lvec = fmax(c->lg_d, log2((double)mdmax + 1)) + log2(pl->vg);
-    double lmat = fmax(c->lg_d, (double)c->k) + llam + log2(pl->mg);
-    double lacc = 55 + log2(pl->og) + log2(3.0 * c->s);
-    return lvec < 51.99 && lmat < 50.99 && lacc < 62.9;
+    return fs_bounds_ok_x(pl, c->n, c->s, c->k, c->lambda, c->lg_d, mdmax);
 }
 
 /* msplit: the vector expansion of the digits of M_j (s x NL x 8 words), then

@@ -21,7 +21,7 @@
         const mns_pmns_mp_ctx *cx[2] = {c0, c1};                                               \
         uint64_t *rr[2] = {r0, r1};                                                            \
         const uint64_t *aa[2] = {a0, a1}, *bb[2] = {b0, b1};                                   \
-        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 2);                                              \
+        fu_body(cx, rr, aa, bb, w, S, NV, SQ, 2, (NV) == 2);                                              \
     }
 #define X2_INST(S, NV) X2_INST1(S, NV, 1, x2_sqr_##S##_##NV)
 #define X2_ROW(S)                                                                              \
