@@ -242,6 +242,52 @@ static int predict_n(size_t bits, int s, int k)
     return 4 * MP_FAST_NMAX;
 }
 
+/* The unsplit kernel's s by the cost of its real set. The predicted n
+ * assumes lambda = 2; the IFMA sets take lambda > 0 only (unsigned digits),
+ * and for p = 1 mod 8 (one 1024-bit prime in four) no small lambda is an 8th
+ * power: s = 3 then lands on n = 9, one coefficient past a vector, which
+ * measured 473-488 ticks per product against 213 for the n = 8 of the other
+ * primes, where s = 4 gives n = 6 (292-301) and s = 2 n = 12 or 13 (309).
+ * So the candidates s[0..cnt) (cheapest predicted first) are generated in
+ * turn while one could still beat the best real cost so far (a real n is
+ * never below the predicted one, within the model's error) and `bar` (a
+ * split set's real cost); the cheapest real set goes to *pre and its s to
+ * *s_out. Normally the first one lands on its predicted n and is the only
+ * one generated (the set the backend would have generated anyway). Returns
+ * whether it found a set cheaper than bar. */
+static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, int cnt, double bar, int *s_out,
+                             mns_pmns_params **pre)
+{
+    const size_t bits = mpz_sizeinbase(p, 2);
+    double best = bar;
+    mns_pmns_params *bp = NULL;
+    for (int i = 0; i < cnt; i++) {
+        if (cost_unsplit(s[i], predict_n(bits, s[i], 50)) >= best)
+            break;
+        mns_pmns_gen_opts o;
+        mns_pmns_gen_opts_init(&o);
+        o.word = MNS_PMNS_WORD_U52;
+        o.s = s[i];
+        o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
+        o.toeplitz_adds = 1;
+        mns_pmns_params *P = NULL;
+        if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
+            continue;
+        const int n = mns_pmns_params_n(P);
+        const double c = n <= MP_FAST_NMAX ? cost_unsplit(s[i], n) : 1e30;
+        if (c < best) {
+            mns_pmns_params_free(bp);
+            bp = P;
+            best = c;
+            *s_out = s[i];
+        } else {
+            mns_pmns_params_free(P);
+        }
+    }
+    *pre = bp;
+    return bp != NULL;
+}
+
 /* The automatic (s, toeplitz_adds) of pmns-mp-ifma: the cheapest of the
  * unsplit kernel (t = 1: lambda 2^k < 2^52, so k = 50 for lambda = 2) and the
  * split one (t = 2 x the plan's matrix growth, so that the leaf entries stay
@@ -258,9 +304,19 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     const size_t bits = mpz_sizeinbase(p, 2);
     double best_u = 0, best_s = 0;
     int us = s_req ? s_req : 3, ss = 0, st_ = 0, spi = -1;
+    int us_cand[MP_FAST_SMAX + 1], n_cand = 0; /* unsplit s, cheapest predicted first */
     *pre = NULL;
     for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
         int n = predict_n(bits, s, 50);
+        if (n <= MP_FAST_NMAX) {
+            /* insertion by predicted cost */
+            int q = n_cand++;
+            for (; q > 0 && cost_unsplit(us_cand[q - 1], predict_n(bits, us_cand[q - 1], 50)) >
+                               cost_unsplit(s, n);
+                 q--)
+                us_cand[q] = us_cand[q - 1];
+            us_cand[q] = s;
+        }
         if (n <= MP_FAST_NMAX && (best_u == 0 || cost_unsplit(s, n) < best_u)) {
             best_u = cost_unsplit(s, n);
             us = s;
@@ -290,8 +346,12 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     }
     *s_out = us;
     *tadds_out = 1;
-    if (spi < 0 || (best_u != 0 && best_s >= best_u))
+    if (s_req)
+        us_cand[0] = s_req, n_cand = 1;
+    if (spi < 0 || (best_u != 0 && best_s >= best_u)) {
+        unsplit_by_real_n(p, dgen, us_cand, n_cand, 1e30, s_out, pre);
         return;
+    }
     mns_pmns_gen_opts o;
     mns_pmns_gen_opts_init(&o);
     o.word = MNS_PMNS_WORD_U52;
@@ -299,15 +359,17 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
     o.toeplitz_adds = st_;
     mns_pmns_params *P = NULL;
-    if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
+    if (mns_pmns_generate_var(&P, p, &o) != MNS_OK) {
+        unsplit_by_real_n(p, dgen, us_cand, n_cand, 1e30, s_out, pre);
         return;
+    }
     const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
     const int pi = fs_plan_index((n + 7) / 8);
     double c = n <= MP_FAST_NMAX ? cost_unsplit(ss, n) : 1e30;
     if (pi >= 0 && fs_bounds_ok_x(&fs_plans[pi], n, ss, k, mns_pmns_params_lambda(P), k,
                                   ((uint64_t)1 << k) - 1))
         c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
-    if (best_u != 0 && c >= best_u) {
+    if (best_u != 0 && c >= best_u && unsplit_by_real_n(p, dgen, us_cand, n_cand, c, s_out, pre)) {
         mns_pmns_params_free(P);
         return;
     }
