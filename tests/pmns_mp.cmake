@@ -13,12 +13,14 @@ endif()
 # Constant-time check of the portable pmns-mp kernel under valgrind memcheck
 # (the `ctime` program of tests/ct.cmake, secrets marked undefined): the
 # default (256 bits: the flow, unsplit; 1024: the compiled n=6 s=3 3/b2
-# instance; 2048: the flow, split), n=9 s=2 (256 bits: the compiled
-# unsplit n=9 s=2 instance) and base=2, which forces deeper splits of the
-# flow (expansions, contractions, small leaves).
+# instance; 2048: the compiled n=12 s=3 3/b4 instance), n=9 s=2 (256 bits:
+# the compiled unsplit n=9 s=2 instance), n=12 s=6 (the compiled 3/b4
+# instance of 4096 bits, at 256-2048; n=18 s=6 3/b6 is the same template)
+# and base=2, which forces deeper splits of the flow (expansions,
+# contractions, small leaves).
 if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)
   add_test(NAME ctime-valgrind-pmns-mp COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
-    $<TARGET_FILE:ctime> pmns-mp pmns-mp:n=9,s=2 pmns-mp:base=2)
+    $<TARGET_FILE:ctime> pmns-mp pmns-mp:n=9,s=2 pmns-mp:n=12,s=6 pmns-mp:base=2)
   set_tests_properties(ctime-valgrind-pmns-mp PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900)
 endif()
 
@@ -29,6 +31,6 @@ target_sources(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes_tabl
 target_include_directories(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)
 
 # test_pmns_mp checks the portable kernel's compiled instances on mns-bench's
-# 1024- and 2048-bit primes (the sets the benchmarks time)
+# 1024- to 8192-bit primes (the sets the benchmarks time)
 target_sources(test_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
 target_include_directories(test_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)

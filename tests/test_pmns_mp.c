@@ -229,26 +229,29 @@ int main(void)
         check("pmns-mp:delta=2,base=2", p, 10, 1000, 2);
         check("pmns-mp-ifma:base=8", p, 10, 1000, 2);          /* fused, split */
         check("pmns-mp-ifma:s=2,base=8,delta=2", p, 10, 1000, 2);
-        /* the portable kernel's compiled instances (mp_generic.c: n=6 s=3
-         * 3/b2, n=9 s=2 unsplit), loose operands included, on
-         * mns-bench's 1024-bit prime (the generator's sets at a given n, s
-         * depend on p: these are the ones the benchmarks time) */
-        if (sizes[z] == 1024) {
-            static const char *const inst[] = {
-                "pmns-mp:n=6,s=3",
-                "pmns-mp:n=9,s=2,delta=0", /* k = 61: no room for delta = 1 */
-                "pmns-mp:n=6,s=3,delta=2",
-            };
-            mpz_t q;
-            mpz_init(q);
-            for (unsigned i = 0; i < mb_prime_table_len; i++)
-                if (mb_prime_table[i].bits == 1024)
-                    mpz_set_str(q, mb_prime_table[i].hex, 16);
-            for (size_t i = 0; i < sizeof inst / sizeof *inst; i++)
-                check_r(inst[i], q, 20, 1000, 2, 0);
-            mpz_clear(q);
-        }
     }
+    /* the portable kernel's compiled instances (mp_generic_fi.c: n=6 s=3
+     * 3/b2, n=9 s=2 unsplit at 1024 bits, n=12 s=3 3/b4 at 2048, n=12 s=6
+     * 3/b4 at 4096, n=18 s=6 3/b6 at 6144: the defaults; n=24 s=6 at 8192
+     * runs the flow, 2x3/b4),
+     * loose operands included, on mns-bench's primes (the generator's sets
+     * at a given n, s depend on p: these are the ones the benchmarks time) */
+    static const struct {
+        unsigned bits;
+        const char *spec;
+    } inst[] = {
+        {1024, "pmns-mp:n=6,s=3"},
+        {1024, "pmns-mp:n=9,s=2,delta=0"}, /* k = 61: no room for delta = 1 */
+        {1024, "pmns-mp:n=6,s=3,delta=2"}, {2048, "pmns-mp:n=12,s=3"},
+        {4096, "pmns-mp:n=12,s=6"},
+        {6144, "pmns-mp:n=18,s=6"},  {8192, "pmns-mp:n=24,s=6"},
+    };
+    for (size_t i = 0; i < sizeof inst / sizeof *inst; i++)
+        for (unsigned t = 0; t < mb_prime_table_len; t++)
+            if (mb_prime_table[t].bits == inst[i].bits) {
+                mpz_set_str(p, mb_prime_table[t].hex, 16);
+                check_r(inst[i].spec, p, 20, 1000, 2, 0);
+            }
     /* the fused split at 6144 bits (mns-bench's prime: s=6 n=23, one 3-way
      * level) at the delta limit: delta=2 takes k = 48, which only the exact
      * bound of its leaf entries admits (the growth bound stopped at 47) */
