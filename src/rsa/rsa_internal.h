@@ -142,6 +142,10 @@ struct mns_rsa {
      * p_i: 1024-bit products instead of 4096-bit ones), where every
      * channel has set_words and get_words and k >= 3 (rsa.c check_field) */
     int ck_channels;
+    /* every channel can check itself (set_words and get_words): the
+     * channels' check is then also taken on calls with threads > 1, where
+     * it shares the pool instead of running serially in the field of n */
+    int ck_channels_ok;
     /* the key's call slot, taken with trylock; a concurrent call makes its own */
     pthread_mutex_t slot_lock;
     mns_rsa_slot slot;
