@@ -3,14 +3,10 @@
 #include "gen/gen.h"
 
 #include <stdlib.h>
-#include <time.h>
 
-double mns_gen_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "core/clock.h"
+
+double mns_gen_now(void) { return mns_now_ns() * 1e-9; }
 
 /* Folds c[0..2n-2] into c[0..n-1] mod E. For X^n - X - 1 the fold runs from
  * the top, since X^k = X^(k-n+1) + X^(k-n) may land again at degree >= n. */

@@ -36,23 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 #define BLOCKS 3
 #define ROUNDS 3
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static double now_ms(void) { return now_ns() * 1e-6; }
 
 /* --- equal shapes for pairs --- */
 
@@ -75,9 +66,9 @@ static int remake_like(mns_rsa_channel *out, const mns_rsa_channel *o, const mns
         snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
     else /* pmns(-ifma): n */
         snprintf(spec, sizeof spec, "%.*s:n=%d", (int)bl, da, atoi(n + 3));
-    double t0 = now_ms();
+    double t0 = mns_now_ms();
     int ok = mns_rsa_channel_make(out, d, primes, c->pi, spec) == MNS_OK && mns_field_x2(o->f, out->f);
-    out->create_ms = now_ms() - t0;
+    out->create_ms = mns_now_ms() - t0;
     if (!ok) {
         mns_rsa_channel_clear(out);
         mns_error_clear();
@@ -170,7 +161,7 @@ static void unit_clear(unit *u)
 static double unit_run(unit *u, const mp_limb_t *in, size_t nn)
 {
     const mns_rsa_channel *a = u->a, *b = u->b;
-    double t0 = now_ns();
+    double t0 = mns_now_ns();
     mns_rsa_channel_in(a, in, nn, u->sca);
     uint64_t *xa = mns_rsa_channel_x(a, nn, u->sca), *ya = mns_rsa_channel_y(a, nn, u->sca);
     if (b) {
@@ -187,7 +178,7 @@ static double unit_run(unit *u, const mp_limb_t *in, size_t nn)
         mns_field_powm_scratch(a->f, ya, xa, a->dexp, u->pwa);
     }
     mns_rsa_channel_out(a, u->sa, u->za, nn, u->sca);
-    return now_ns() - t0;
+    return mns_now_ns() - t0;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -241,13 +232,13 @@ static int make_rns(mns_rsa_channel *r, const mns_rsa_channel *c, const mpz_t d,
     memset(r, 0, sizeof *r);
     if (is_rns_ifma(c))
         return 0;
-    double t0 = now_ms();
+    double t0 = mns_now_ms();
     if (mns_rsa_channel_make(r, d, primes, c->pi, "rns-ifma") != MNS_OK) {
         mns_rsa_channel_clear(r);
         mns_error_clear();
         return 0;
     }
-    r->create_ms = now_ms() - t0;
+    r->create_ms = mns_now_ms() - t0;
     return 1;
 }
 

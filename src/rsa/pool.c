@@ -31,8 +31,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "rsa/rsa_internal.h"
 
@@ -68,13 +68,6 @@ static void drain(mns_rsa_job job, void *arg, int jobs, atomic_int *next)
         job(arg, i);
 }
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -90,7 +83,7 @@ static int spin(int (*done)(void *, unsigned long), void *p, unsigned long v)
         if (done(p, v))
             return 1;
         if ((it & 63) == 0) { /* the clock every 64 rounds: it costs a little */
-            double t = now_ns();
+            double t = mns_now_ns();
             if (it == 0)
                 start = t;
             else if (t - start > MNS_RSA_SPIN_NS)

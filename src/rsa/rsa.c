@@ -5,18 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static mp_limb_t *limbs_of(const mpz_t a, size_t words)
 {
@@ -320,7 +313,7 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     if (auto_spec)
         spec = "auto:op=exp";
 
-    double t0 = now_ms();
+    double t0 = mns_now_ms();
     mns_rsa *key = calloc(1, sizeof *key);
     if (!key)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
@@ -332,9 +325,9 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     pthread_mutex_init(&key->slot_lock, NULL);
     key->xn = 1;
     for (int i = 0; i < k && st == MNS_OK; i++) {
-        double tc = now_ms();
+        double tc = mns_now_ms();
         st = mns_rsa_channel_make(&key->ch[i], d, primes, i, spec);
-        key->ch[i].create_ms = now_ms() - tc;
+        key->ch[i].create_ms = mns_now_ms() - tc;
         if (st == MNS_OK && !auto_spec && (i & 1))
             mns_rsa_same_shape(key, i, d, primes);
         key->xn += key->ch[i].pn;
@@ -366,7 +359,7 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
         mns_error_clear();
     }
     if (st == MNS_OK)
-        st = make_describe(key, now_ms() - t0);
+        st = make_describe(key, mns_now_ms() - t0);
     if (st != MNS_OK) {
         mns_rsa_free(key);
         return st;
@@ -531,13 +524,6 @@ static void plan_pairs(mns_rsa *key)
  * A pair is used where it took less than 97% of the solo time. Results do
  * not depend on this choice, only the time does; the ratios are in
  * mns_rsa_describe. */
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void probe_pairs(mns_rsa *key)
 {
     mns_rsa_slot *sl = &key->slot;
@@ -558,12 +544,12 @@ static void probe_pairs(mns_rsa *key)
         uint64_t *xb = mns_rsa_channel_x(cb, nn, sl->chs[b]), *yb = mns_rsa_channel_y(cb, nn, sl->chs[b]);
         double pair = 1e300, solo = 1e300;
         for (int round = 0; round < 3; round++) {
-            double t0 = now_ns();
+            double t0 = mns_now_ns();
             mns_field_powm_x2(ca->f, ya, xa, ca->dexp, cb->f, yb, xb, cb->dexp, sl->pw[a], sl->pw[b]);
-            double t1 = now_ns();
+            double t1 = mns_now_ns();
             mns_field_powm_scratch(ca->f, ya, xa, ca->dexp, sl->pw[a]);
             mns_field_powm_scratch(cb->f, yb, xb, cb->dexp, sl->pw[b]);
-            double t2 = now_ns();
+            double t2 = mns_now_ns();
             if (t1 - t0 < pair)
                 pair = t1 - t0;
             if (t2 - t1 < solo)
