@@ -255,14 +255,13 @@ static int predict_n(size_t bits, int s, int k)
  * *s_out. Normally the first one lands on its predicted n and is the only
  * one generated (the set the backend would have generated anyway). Returns
  * whether it found a set cheaper than bar. */
-static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, int cnt, double bar, int *s_out,
-                             mns_pmns_params **pre)
+static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double *predicted, int cnt,
+                             double bar, int *s_out, mns_pmns_params **pre)
 {
-    const size_t bits = mpz_sizeinbase(p, 2);
     double best = bar;
     mns_pmns_params *bp = NULL;
     for (int i = 0; i < cnt; i++) {
-        if (cost_unsplit(s[i], predict_n(bits, s[i], 50)) >= best)
+        if (predicted[i] >= best)
             break;
         mns_pmns_gen_opts o;
         mns_pmns_gen_opts_init(&o);
@@ -305,21 +304,23 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     double best_u = 0, best_s = 0;
     int us = s_req ? s_req : 3, ss = 0, st_ = 0, spi = -1;
     int us_cand[MP_FAST_SMAX + 1], n_cand = 0; /* unsplit s, cheapest predicted first */
+    double u_cost[MP_FAST_SMAX + 1];
     *pre = NULL;
     for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
         int n = predict_n(bits, s, 50);
         if (n <= MP_FAST_NMAX) {
-            /* insertion by predicted cost */
+            /* the unsplit candidates, cheapest predicted first (ties: the
+             * smaller s); the first is the unsplit choice */
+            const double cu = cost_unsplit(s, n);
             int q = n_cand++;
-            for (; q > 0 && cost_unsplit(us_cand[q - 1], predict_n(bits, us_cand[q - 1], 50)) >
-                               cost_unsplit(s, n);
-                 q--)
+            for (; q > 0 && u_cost[q - 1] > cu; q--) {
                 us_cand[q] = us_cand[q - 1];
+                u_cost[q] = u_cost[q - 1];
+            }
             us_cand[q] = s;
-        }
-        if (n <= MP_FAST_NMAX && (best_u == 0 || cost_unsplit(s, n) < best_u)) {
-            best_u = cost_unsplit(s, n);
-            us = s;
+            u_cost[q] = cu;
+            us = us_cand[0];
+            best_u = u_cost[0];
         }
         for (int pi = 0; pi < 5; pi++) {
             /* t = 2 x the plan's matrix growth: the generator's k then
@@ -346,10 +347,13 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     }
     *s_out = us;
     *tadds_out = 1;
-    if (s_req)
-        us_cand[0] = s_req, n_cand = 1;
+    if (s_req && n_cand == 0) { /* beyond the model's n: generated all the same */
+        us_cand[0] = s_req;
+        u_cost[0] = 0;
+        n_cand = 1;
+    }
     if (spi < 0 || (best_u != 0 && best_s >= best_u)) {
-        unsplit_by_real_n(p, dgen, us_cand, n_cand, 1e30, s_out, pre);
+        unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, 1e30, s_out, pre);
         return;
     }
     mns_pmns_gen_opts o;
@@ -360,7 +364,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     o.toeplitz_adds = st_;
     mns_pmns_params *P = NULL;
     if (mns_pmns_generate_var(&P, p, &o) != MNS_OK) {
-        unsplit_by_real_n(p, dgen, us_cand, n_cand, 1e30, s_out, pre);
+        unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, 1e30, s_out, pre);
         return;
     }
     const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
@@ -369,7 +373,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     if (pi >= 0 && fs_bounds_ok_x(&fs_plans[pi], n, ss, k, mns_pmns_params_lambda(P), k,
                                   ((uint64_t)1 << k) - 1))
         c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
-    if (best_u != 0 && c >= best_u && unsplit_by_real_n(p, dgen, us_cand, n_cand, c, s_out, pre)) {
+    if (best_u != 0 && c >= best_u && unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, c, s_out, pre)) {
         mns_pmns_params_free(P);
         return;
     }
