@@ -212,6 +212,21 @@ void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t
     memcpy(s, t, pn * sizeof(mp_limb_t));
 }
 
+/* Y <- X^e in f for a public e >= 1 (Y must not alias X): plain
+ * left-to-right square-and-multiply, 16 squarings and 1 product for 65537;
+ * the fixed-window powm, made for secret exponents, would spend a table and
+ * a Select per window. Both fault checks (the field of n, the channels) use
+ * it. */
+void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, const mpz_t e)
+{
+    memcpy(Y, X, mns_field_limbs(f) * sizeof(uint64_t));
+    for (size_t b = mpz_sizeinbase(e, 2) - 1; b-- > 0;) {
+        mns_field_sqr(f, Y, Y);
+        if (mpz_tstbit(e, b))
+            mns_field_mul(f, Y, Y, X);
+    }
+}
+
 /* The fault check's share in this channel (rsa.c check_ok): x^e = in
  * (mod p_i), with x the reconstructed result (public, nn words, < n) and
  * in mod p_i still in the scratch's first pn words from this call's
@@ -233,12 +248,7 @@ mp_limb_t mns_rsa_channel_check(const mns_rsa_channel *c, const mp_limb_t *x, co
     memcpy(r, x, nn * sizeof(mp_limb_t));
     mpn_sec_div_r(r, (mp_size_t)nn, c->p, (mp_size_t)pn, div);
     (void)mns_field_set_words(c->f, X, r, pn); /* r < p_i: cannot fail */
-    memcpy(Y, X, c->limbs * sizeof(uint64_t));
-    for (size_t b = mpz_sizeinbase(e, 2) - 1; b-- > 0;) { /* e is public */
-        mns_field_sqr(c->f, Y, Y);
-        if (mpz_tstbit(e, b))
-            mns_field_mul(c->f, Y, Y, X);
-    }
+    mns_rsa_pow_public(c->f, Y, X, e);
     (void)mns_field_get_words(c->f, got, Y, pn);
     mp_limb_t diff = 0;
     for (size_t j = 0; j < pn; j++)

@@ -462,16 +462,9 @@ static int check_ok(const mns_rsa *key, mns_rsa_slot *sl, int threads)
         const size_t L = mns_field_limbs(key->fn);
         uint64_t *X = sl->ck, *Y = X + L, *w = Y + L;
         (void)mns_field_set_words(key->fn, X, sl->x, nn); /* x < n: cannot fail */
-        /* e, x public: plain left-to-right square-and-multiply (16
-         * squarings and 1 product for 65537; the fixed-window powm, made
-         * for secret exponents, spent a table and a Select per window:
-         * 15.6k -> ~10k ticks at 2048 bits) */
-        memcpy(Y, X, L * sizeof *Y);
-        for (size_t b = mpz_sizeinbase(key->e, 2) - 1; b-- > 0;) {
-            mns_field_sqr(key->fn, Y, Y);
-            if (mpz_tstbit(key->e, b))
-                mns_field_mul(key->fn, Y, Y, X);
-        }
+        /* e, x public: square-and-multiply (the fixed-window powm took
+         * 15.6k ticks at 2048 bits, this ~10k) */
+        mns_rsa_pow_public(key->fn, Y, X, key->e);
         (void)mns_field_get_words(key->fn, w, Y, nn);
         return memcmp(w, sl->in, nn * sizeof(uint64_t)) == 0;
     }

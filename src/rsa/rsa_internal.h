@@ -213,6 +213,8 @@ void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn
 void mns_rsa_channel_out(const mns_rsa_channel *c, mp_limb_t *s, mpz_t z, size_t nn,
                          uint64_t *scratch);
 
+/* Y <- X^e in f, e public (both fault checks; channel.c) */
+void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, const mpz_t e);
 /* 0 if x^e = in (mod p_i): x, nn words, < n (public); in mod p_i is what
  * this call's mns_rsa_channel_in left in the scratch. Constant time in p_i
  * and x mod p_i. Needs set_words and get_words (words, getw). */
