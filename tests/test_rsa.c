@@ -38,61 +38,6 @@ static const char *spec_default(void)
 
 /* ---- keys ---- */
 
-typedef struct tkey {
-    int k;
-    mpz_t n, e, d, p[MNS_RSA_MAX_PRIMES];
-} tkey;
-
-static void tkey_init(tkey *t)
-{
-    mpz_inits(t->n, t->e, t->d, NULL);
-    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
-        mpz_init(t->p[i]);
-    t->k = 0;
-}
-
-static void tkey_clear(tkey *t)
-{
-    mpz_clears(t->n, t->e, t->d, NULL);
-    for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
-        mpz_clear(t->p[i]);
-}
-
-/* d = e^-1 mod lcm(p_i - 1), n = product */
-static void tkey_finish(tkey *t)
-{
-    mpz_t l, pm1;
-    mpz_inits(l, pm1, NULL);
-    mpz_set_ui(t->n, 1);
-    mpz_set_ui(l, 1);
-    for (int i = 0; i < t->k; i++) {
-        mpz_mul(t->n, t->n, t->p[i]);
-        mpz_sub_ui(pm1, t->p[i], 1);
-        mpz_lcm(l, l, pm1);
-    }
-    mpz_invert(t->d, t->e, l);
-    mpz_clears(l, pm1, NULL);
-}
-
-/* k random primes of about bits/k bits (top two bits set), e = 65537 */
-static void tkey_random(tkey *t, size_t bits, int k)
-{
-    t->k = k;
-    mpz_set_ui(t->e, 65537);
-    for (int i = 0; i < k; i++) {
-        size_t b = bits / (size_t)k + (i < (int)(bits % (size_t)k) ? 1 : 0);
-        for (;;) {
-            rsa_test_prime(t->p[i], b, t->e, mt_rand);
-            int dup = 0;
-            for (int j = 0; j < i; j++)
-                dup |= mpz_cmp(t->p[i], t->p[j]) == 0;
-            if (!dup)
-                break;
-        }
-    }
-    tkey_finish(t);
-}
-
 /* ---- known-answer vectors ---- */
 
 static void hex_to_bytes(const char *h, unsigned char **out, size_t *len)
@@ -117,14 +62,14 @@ typedef struct kat_sig {
 
 typedef struct kat_key {
     char name[64];
-    tkey t;
+    rsa_test_key t;
     int nsigs;
     kat_sig sigs[KAT_MAX_SIGS];
 } kat_key;
 
 static void kat_check_key(kat_key *kk)
 {
-    tkey *t = &kk->t;
+    rsa_test_key *t = &kk->t;
     mns_rsa *key;
     mns_status st = mns_rsa_new(&key, t->n, t->e, t->d, (const mpz_t *)t->p, t->k, spec_default());
     MT_CHECK(st == MNS_OK, "KAT %s: mns_rsa_new: %s", kk->name, mns_last_error());
@@ -190,7 +135,7 @@ static void test_kat(void)
         return;
     static char line[1 << 16];
     kat_key kk;
-    tkey_init(&kk.t);
+    rsa_test_key_init(&kk.t);
     kk.nsigs = 0;
     int keys = 0, sigs = 0, have = 0;
     while (fgets(line, sizeof line, f)) {
@@ -236,7 +181,7 @@ static void test_kat(void)
         kat_free(&kk);
     }
     fclose(f);
-    tkey_clear(&kk.t);
+    rsa_test_key_clear(&kk.t);
     printf("test_rsa: %d KAT keys, %d signatures from %s\n", keys, sigs, path);
     MT_CHECK(keys >= 6 && sigs >= 60, "too few vectors (%d keys, %d signatures)", keys, sigs);
 }
@@ -244,7 +189,7 @@ static void test_kat(void)
 /* ---- random keys against GMP ---- */
 
 /* Inputs: 0, 1, 2, n-1, p_0, a multiple of the last prime, random. */
-static void make_input(mpz_t in, const tkey *t, int which)
+static void make_input(mpz_t in, const rsa_test_key *t, int which)
 {
     switch (which) {
     case 0: mpz_set_ui(in, 0); break;
@@ -257,7 +202,7 @@ static void make_input(mpz_t in, const tkey *t, int which)
     }
 }
 
-static void check_key(const tkey *t, const char *spec, int inputs, int faults)
+static void check_key(const rsa_test_key *t, const char *spec, int inputs, int faults)
 {
     mns_rsa *key;
     size_t bits = mpz_sizeinbase(t->n, 2);
@@ -315,7 +260,7 @@ static void check_key(const tkey *t, const char *spec, int inputs, int faults)
 
 #ifdef MNS_HAVE_LIBCRYPTO
 /* PKCS#1 v1.5 signatures of random digests equal OpenSSL's (k <= 5). */
-static void check_ossl(const tkey *t, int rounds)
+static void check_ossl(const rsa_test_key *t, int rounds)
 {
     EVP_PKEY *pkey = rsa_ossl_key(t->n, t->e, t->d, (const mpz_t *)t->p, t->k);
     MT_CHECK(pkey != NULL, "OpenSSL refused a %d-prime key", t->k);
@@ -351,7 +296,7 @@ static void check_ossl(const tkey *t, int rounds)
 
 /* ---- refusals ---- */
 
-static void expect_bad_key(const tkey *t, int k, const char *spec, const char *what)
+static void expect_bad_key(const rsa_test_key *t, int k, const char *spec, const char *what)
 {
     mns_rsa *key = (mns_rsa *)&key; /* must come back NULL */
     mns_status st = mns_rsa_new(&key, t->n, t->e, t->d, (const mpz_t *)t->p, k, spec);
@@ -363,10 +308,10 @@ static void expect_bad_key(const tkey *t, int k, const char *spec, const char *w
 
 static void test_refusals(void)
 {
-    tkey t, b;
-    tkey_init(&t);
-    tkey_init(&b);
-    tkey_random(&t, 768, 3);
+    rsa_test_key t, b;
+    rsa_test_key_init(&t);
+    rsa_test_key_init(&b);
+    rsa_test_key_random(&t, 768, 3, mt_rand);
 
 #define RESET()                                                                                    \
     do {                                                                                           \
@@ -459,9 +404,9 @@ static void test_refusals(void)
         mns_rsa_free(key);
     }
     /* a modulus too short for the encoding */
-    tkey s;
-    tkey_init(&s);
-    tkey_random(&s, 512, 2);
+    rsa_test_key s;
+    rsa_test_key_init(&s);
+    rsa_test_key_random(&s, 512, 2, mt_rand);
     st = mns_rsa_new(&key, s.n, s.e, s.d, (const mpz_t *)s.p, 2, NULL);
     MT_CHECK(st == MNS_OK, "512-bit key refused: %s", mns_last_error());
     if (st == MNS_OK) {
@@ -473,16 +418,16 @@ static void test_refusals(void)
         mns_rsa_free(key);
     }
     mns_rsa_free(NULL);
-    tkey_clear(&s);
-    tkey_clear(&t);
-    tkey_clear(&b);
+    rsa_test_key_clear(&s);
+    rsa_test_key_clear(&t);
+    rsa_test_key_clear(&b);
 }
 
 /* ---- one key, many callers ---- */
 
 typedef struct conc {
     const mns_rsa *key;
-    const tkey *t;
+    const rsa_test_key *t;
     int bad;
     unsigned long seed;
 } conc;
@@ -508,13 +453,13 @@ static void *conc_run(void *p)
 
 static void test_concurrent(void)
 {
-    tkey t;
-    tkey_init(&t);
-    tkey_random(&t, 1024, 4);
+    rsa_test_key t;
+    rsa_test_key_init(&t);
+    rsa_test_key_random(&t, 1024, 4, mt_rand);
     mns_rsa *key;
     if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, 4, spec_default()) != MNS_OK) {
         MT_CHECK(0, "concurrent: key refused: %s", mns_last_error());
-        tkey_clear(&t);
+        rsa_test_key_clear(&t);
         return;
     }
     enum { N = 4 };
@@ -531,7 +476,7 @@ static void test_concurrent(void)
     }
     MT_CHECK(bad == 0, "concurrent callers: %d wrong results", bad);
     mns_rsa_free(key);
-    tkey_clear(&t);
+    rsa_test_key_clear(&t);
 }
 
 /* ---- the backends one by one, on small keys ---- */
@@ -540,10 +485,10 @@ static void test_specs(void)
 {
     static const char *specs[] = {"mont", "mont:kernel=generic", "rns", "rns-ifma", "pmns",
                                   "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "sor", "mpart"};
-    tkey t;
-    tkey_init(&t);
+    rsa_test_key t;
+    rsa_test_key_init(&t);
     for (int k = 2; k <= 4; k += 2) {
-        tkey_random(&t, 1024 * (size_t)k / 2, k);
+        rsa_test_key_random(&t, 1024 * (size_t)k / 2, k, mt_rand);
         for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
             mns_rsa *key;
             mns_status st = mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, k, specs[s]);
@@ -556,7 +501,7 @@ static void test_specs(void)
             check_key(&t, specs[s], 8, 1);
         }
     }
-    tkey_clear(&t);
+    rsa_test_key_clear(&t);
 }
 
 int main(void)
@@ -580,12 +525,12 @@ int main(void)
         test_concurrent();
         test_specs();
     }
-    tkey t;
-    tkey_init(&t);
+    rsa_test_key t;
+    rsa_test_key_init(&t);
     for (size_t i = 0; i < count; i++) {
         size_t bits = MNS_RSA_SLOW ? slow[i].bits : fast[i].bits;
         int k = MNS_RSA_SLOW ? slow[i].k : fast[i].k;
-        tkey_random(&t, bits, k);
+        rsa_test_key_random(&t, bits, k, mt_rand);
         check_key(&t, spec_default(), bits <= 2048 ? 10 : 7, 1);
 #ifdef MNS_HAVE_LIBCRYPTO
         if (k <= 5)
@@ -594,6 +539,6 @@ int main(void)
         /* the describe line names every channel */
         printf("test_rsa: %zu bits, %d primes: ok so far (%ld failed)\n", bits, k, mt_failed());
     }
-    tkey_clear(&t);
+    rsa_test_key_clear(&t);
     return mt_finish();
 }
