@@ -217,6 +217,24 @@ static void time_units(unit *u, int m, size_t nn)
     free(in);
 }
 
+/* Pair j of a key with an explicit spec: time of the pair through
+ * mns_field_powm_x2 over the time of its two channels one after the other,
+ * both as whole jobs (probe_pairs in rsa.c decides with it); 0 if the
+ * timing could not run (out of memory). */
+double mns_rsa_pair_ratio(const mns_rsa *key, int j)
+{
+    const mns_rsa_channel *a = &key->ch[2 * j], *b = &key->ch[2 * j + 1];
+    unit u[2];
+    memset(u, 0, sizeof u);
+    int ok = unit_init(&u[0], a, b, 1, key->nn) && unit_init(&u[1], a, b, 0, key->nn);
+    if (ok)
+        time_units(u, 2, key->nn);
+    double r = ok && u[1].score > 0 ? u[0].score / u[1].score : 0;
+    unit_clear(&u[0]);
+    unit_clear(&u[1]);
+    return r;
+}
+
 /* --- the choice --- */
 
 static int is_rns_ifma(const mns_rsa_channel *c)

@@ -506,53 +506,20 @@ static void plan_pairs(mns_rsa *key)
 /* Whether a pair pays is measured, not assumed: two exponentiations in one
  * instruction stream win where one product leaves the multipliers idle,
  * and lose where the two channels' working sets (rns-ifma: two contexts'
- * matrices and two tables) no longer fit the L1 cache. One mns-rsa-bench
- * run here (1 thread, pair / solo, load 3 on 2 cores): rns-ifma 0.88 at
- * 1024-bit channels, 1.03 at 1536, 1.12 at 2048; pmns-mp-ifma 0.94 at
- * 1024. So the key times its own pairs once: the pair's exponentiation against the two
- * channels one after the other, with the pair's exponents (the real ones:
- * the window, the tables and the working set are what is measured; the
- * time is constant in them), three rounds each, in turn, the minimum of
- * each (the minimum filters preemption on a loaded machine).
- * A pair is used where it took less than 97% of the solo time. Results do
- * not depend on this choice, only the time does; the ratios are in
- * mns_rsa_describe. */
+ * matrices and two tables) no longer fit the L1 cache. A key with an
+ * explicit spec times each of its pairs once, as whole jobs with the real
+ * exponents (mns_rsa_pair_ratio, the timing units of "auto"'s choice in
+ * choose.c), and uses a pair where it took less than 97% of the two
+ * channels one after the other. Results do not depend on this choice,
+ * only the time does; the ratios are in mns_rsa_describe. */
 static void probe_pairs(mns_rsa *key)
 {
-    mns_rsa_slot *sl = &key->slot;
-    const size_t nn = key->nn;
     key->npairs = 0;
-    for (size_t i = 0; i + 1 < nn; i++) /* a public input */
-        sl->in[i] = 0x9e3779b97f4a7c15ull * (i + 1);
     for (int j = 0; 2 * j + 1 < key->k; j++) {
-        key->pair_on[j] = 0;
-        key->probe_ratio[j] = 0;
-        if (!key->x2[j])
-            continue;
-        const int a = 2 * j, b = 2 * j + 1;
-        const mns_rsa_channel *ca = &key->ch[a], *cb = &key->ch[b];
-        mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
-        mns_rsa_channel_in(cb, sl->in, nn, sl->chs[b]);
-        uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
-        uint64_t *xb = mns_rsa_channel_x(cb, nn, sl->chs[b]), *yb = mns_rsa_channel_y(cb, nn, sl->chs[b]);
-        double pair = 1e300, solo = 1e300;
-        for (int round = 0; round < 3; round++) {
-            double t0 = mns_now_ns();
-            mns_field_powm_x2(ca->f, ya, xa, ca->dexp, cb->f, yb, xb, cb->dexp, sl->pw[a], sl->pw[b]);
-            double t1 = mns_now_ns();
-            mns_field_powm_scratch(ca->f, ya, xa, ca->dexp, sl->pw[a]);
-            mns_field_powm_scratch(cb->f, yb, xb, cb->dexp, sl->pw[b]);
-            double t2 = mns_now_ns();
-            if (t1 - t0 < pair)
-                pair = t1 - t0;
-            if (t2 - t1 < solo)
-                solo = t2 - t1;
-        }
-        key->probe_ratio[j] = solo > 0 ? pair / solo : 1;
-        key->pair_on[j] = key->probe_ratio[j] < 0.97;
+        key->probe_ratio[j] = key->x2[j] ? mns_rsa_pair_ratio(key, j) : 0;
+        key->pair_on[j] = key->probe_ratio[j] > 0 && key->probe_ratio[j] < 0.97;
         key->npairs += key->pair_on[j];
     }
-    explicit_bzero(sl->block, sl->words * sizeof(mp_limb_t));
 }
 
 static size_t words_of_bytes(size_t bytes) { return (bytes + 7) / 8; }

@@ -191,6 +191,10 @@ void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
  * then each pair's backends and pairing chosen by timing every option
  * (sets pair_on, probe_ratio, choice; x2 and pw_words are plan_pairs'). */
 void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* Keys with an explicit spec: pair j's time through mns_field_powm_x2 over
+ * its two channels' time one after the other, both timed as whole jobs
+ * like the units above (0 if the timing could not run). */
+double mns_rsa_pair_ratio(const mns_rsa *key, int j);
 
 /* --- channel.c: entry and exit --- */
 
