@@ -509,6 +509,18 @@ static inline AI IFMA_TARGET void fr_norm(const mns_pmns_mp_ctx *c, const uint64
     }
 }
 
+/* p, opaque to the compiler, after the 8 words at p were stored: the
+ * broadcasts that follow are then loads (load ports, forwarded from the
+ * store) instead of what GCC makes of a store it can see through: each lane
+ * extracted by shuffles and broadcast from a register, two p5 uops per lane
+ * (about 100 per product at 1024 bits, on the ports of the vpmadd52). 1024
+ * bits (s = 3, n = 8), one process A/B: 7-9% faster. */
+static inline AI const uint64_t *fr_opaque(const uint64_t *p)
+{
+    __asm__("" : "+r"(p) : "m"(*(const uint64_t(*)[8])p));
+    return p;
+}
+
 static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                                           const uint64_t *b, uint64_t *w, const int S,
                                           const int SQ, const int n, const int RW)
@@ -558,11 +570,12 @@ static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r,
         hi[i] = _mm512_add_epi64(hi[i], _mm512_slli_epi64(hi2[i], sh));
         const __m512i x = _mm512_add_epi64(lo[i], carry);
         _mm512_store_si512(xb, x);
+        const uint64_t *xbr = fr_opaque(xb);
         __m512i t8[8];
 #pragma GCC unroll 8
         for (int cc = 0; cc < n; cc++)
             t8[cc] = _mm512_madd52lo_epu64(zero, _mm512_load_si512(c->mpfast + (size_t)cc * CL),
-                                           _mm512_set1_epi64((long long)xb[cc]));
+                                           _mm512_set1_epi64((long long)xbr[cc]));
         /* their sum as a tree (n = 6..8: 4 + 2 + 1, constant strides so
          * that t8 stays in registers) */
 #pragma GCC unroll 8
@@ -573,6 +586,7 @@ static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r,
             t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 2]);
         t8[0] = _mm512_add_epi64(t8[0], t8[1]);
         _mm512_store_si512(tb, _mm512_and_si512(t8[0], km));
+        const uint64_t *tbr = fr_opaque(tb);
         /* the next step's operand products: they fill the latency of T */
         if (i + 1 < S)
             FR_AB(i + 1);
@@ -583,7 +597,7 @@ static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r,
             ml[0][j] = mh[0][j] = ml[1][j] = mh[1][j] = zero;
 #pragma GCC unroll 8
         for (int cc = 0; cc < n; cc++) {
-            const __m512i t = _mm512_set1_epi64((long long)tb[cc]);
+            const __m512i t = _mm512_set1_epi64((long long)tbr[cc]);
             const int e = cc & 1;
 #pragma GCC unroll 8
             for (int j = 0; j < S; j++) {
