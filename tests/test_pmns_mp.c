@@ -89,6 +89,15 @@ static int dl_tight(const mns_pmns_mp *c, const uint64_t *a, int u52)
     return ok;
 }
 
+/* r = want mod p and tight (got: scratch) */
+static int dl_ok(const mns_pmns_mp *c, const uint64_t *r, mpz_t want, mpz_t got, const mpz_t p,
+                 int u52)
+{
+    mpz_mod(want, want, p);
+    mns_pmns_mp_get_mpz_var(c, got, r);
+    return mpz_cmp(got, want) == 0 && dl_tight(c, r, u52);
+}
+
 /* x <- first, then delta times x - other (use_sub; u52: each adds Z) or
  * x + other: a sum or difference of delta + 1 tight elements */
 static void dl_loose(const mns_pmns_mp *c, uint64_t *x, const uint64_t *first,
@@ -175,20 +184,14 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
                     mns_pmns_mp_mul_x2(c, c, r, x, y, r2, y, it & 1 ? hi : rnd);
                 mns_pmns_mp_get_mpz_var(c, got, it & 1 ? hi : rnd);
                 mpz_mul(want, vy, op == 4 ? vy : got);
-                mpz_mod(want, want, p);
-                mns_pmns_mp_get_mpz_var(c, got, r2);
-                int ok2 = mpz_cmp(got, want) == 0 && dl_tight(c, r2, u52 && ifma);
-                checks++;
-                bad += !ok2;
+                int ok2 = dl_ok(c, r2, want, got, p, u52 && ifma);
+                bad += !ok2, checks++;
                 MT_CHECK(ok2, "delta limit: %s x2 op %d it %d (product 1)", mns_pmns_mp_describe(c),
                          op, it);
                 mpz_mul(want, vx, op == 4 ? vx : vy);
             }
-            mpz_mod(want, want, p);
-            mns_pmns_mp_get_mpz_var(c, got, r);
-            int ok = mpz_cmp(got, want) == 0 && dl_tight(c, r, u52 && ifma);
-            checks++;
-            bad += !ok;
+            int ok = dl_ok(c, r, want, got, p, u52 && ifma);
+            bad += !ok, checks++;
             MT_CHECK(ok, "delta limit: %s op %d it %d", mns_pmns_mp_describe(c), op, it);
         }
     }
