@@ -429,7 +429,8 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
 
 
 /* One vector per polynomial (n <= 8, a compile-time constant here), one
- * product: fu_body with R (two sets of 2s - 1 rows, lo and hi), the carry
+ * product (W = 1; W = 2: the x2 squaring, see mp_ifma_x2.c): fu_body with
+ * R (two sets of 2s - 1 rows, lo and hi), the carry
  * and every accumulator in registers, so that the chain of a CIOS step,
  * R_i + carry -> T -> T M_0, T M_1 -> carry, has no store and reload of R
  * on it (only the broadcasts of X and T go through memory). The operand
