@@ -89,6 +89,15 @@ static int dl_tight(const mns_pmns_mp *c, const uint64_t *a, int u52)
     return ok;
 }
 
+/* r = want mod p and tight (got: scratch) */
+static int dl_ok(const mns_pmns_mp *c, const uint64_t *r, mpz_t want, mpz_t got, const mpz_t p,
+                 int u52)
+{
+    mpz_mod(want, want, p);
+    mns_pmns_mp_get_mpz_var(c, got, r);
+    return mpz_cmp(got, want) == 0 && dl_tight(c, r, u52);
+}
+
 /* x <- first, then delta times x - other (use_sub; u52: each adds Z) or
  * x + other: a sum or difference of delta + 1 tight elements */
 static void dl_loose(const mns_pmns_mp *c, uint64_t *x, const uint64_t *first,
@@ -118,7 +127,7 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
     const int n = mns_pmns_params_n(P);
     const size_t L = mns_pmns_mp_limbs(c);
     uint64_t *hi = calloc(L, 8), *lo = calloc(L, 8), *x = calloc(L, 8), *y = calloc(L, 8),
-             *r = calloc(L, 8), *rnd = calloc(L, 8), *z = calloc(L, 8);
+             *r = calloc(L, 8), *rnd = calloc(L, 8), *z = calloc(L, 8), *r2 = calloc(L, 8);
     mpz_t *co = malloc((size_t)n * sizeof *co), vx, vy, want, got, rm1;
     mpz_inits(vx, vy, want, got, rm1, NULL);
     mpz_sub_ui(rm1, mns_pmns_params_rho(P), 1);
@@ -151,8 +160,10 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
         dl_loose(c, z, hi, sub ? lo : hi, delta > 1 ? delta : 1, sub);
         mns_pmns_mp_get_mpz_var(c, vx, x);
         mns_pmns_mp_get_mpz_var(c, vy, y);
-        /* mul both loose, sqr, mul loose x tight, reduce */
-        for (int op = 0; op < 4; op++) {
+        /* mul both loose, sqr, mul loose x tight, reduce; then the x2 ops
+         * (this context twice: the interleaved register kernel at n = 6..8)
+         * with both products at the bound, the second checked below */
+        for (int op = 0; op < 6; op++) {
             if (op == 0) {
                 mns_pmns_mp_mul(c, r, x, y);
                 mpz_mul(want, vx, vy);
@@ -163,15 +174,24 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
                 mns_pmns_mp_mul(c, r, x, it & 1 ? hi : rnd);
                 mns_pmns_mp_get_mpz_var(c, got, it & 1 ? hi : rnd);
                 mpz_mul(want, vx, got);
-            } else {
+            } else if (op == 3) {
                 mns_pmns_mp_reduce(c, r, z);
                 mns_pmns_mp_get_mpz_var(c, want, z);
+            } else {
+                if (op == 4)
+                    mns_pmns_mp_sqr_x2(c, c, r, x, r2, y);
+                else
+                    mns_pmns_mp_mul_x2(c, c, r, x, y, r2, y, it & 1 ? hi : rnd);
+                mns_pmns_mp_get_mpz_var(c, got, it & 1 ? hi : rnd);
+                mpz_mul(want, vy, op == 4 ? vy : got);
+                int ok2 = dl_ok(c, r2, want, got, p, u52 && ifma);
+                bad += !ok2, checks++;
+                MT_CHECK(ok2, "delta limit: %s x2 op %d it %d (product 1)", mns_pmns_mp_describe(c),
+                         op, it);
+                mpz_mul(want, vx, op == 4 ? vx : vy);
             }
-            mpz_mod(want, want, p);
-            mns_pmns_mp_get_mpz_var(c, got, r);
-            int ok = mpz_cmp(got, want) == 0 && dl_tight(c, r, u52 && ifma);
-            checks++;
-            bad += !ok;
+            int ok = dl_ok(c, r, want, got, p, u52 && ifma);
+            bad += !ok, checks++;
             MT_CHECK(ok, "delta limit: %s op %d it %d", mns_pmns_mp_describe(c), op, it);
         }
     }
@@ -182,7 +202,7 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
         mpz_clear(co[i]);
     free(co);
     mpz_clears(vx, vy, want, got, rm1, NULL);
-    free(hi), free(lo), free(x), free(y), free(r), free(rnd), free(z);
+    free(hi), free(lo), free(x), free(y), free(r), free(rnd), free(z), free(r2);
     mns_pmns_mp_free(c);
 }
 
@@ -236,7 +256,11 @@ int main(void)
         /* the delta limit with coefficients at the bound: IFMA (fr_body at
          * n = 6..8, fu_body, the split with base=8 where n > 8) and the
          * portable kernel on u52 and s64 sets, delta 0 (reduce's sum of two),
-         * 1 (the default) and 2 */
+         * 1 (the default) and 2; each also runs the x2 ops at the bound.
+         * s = 2 and 4 (delta 1): more register-kernel shapes for x2 (512
+         * bits s = 2, 1024 bits s = 4 n = 6) */
+        check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 2, 1, 0);
+        check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 4, 1, 0);
         for (int d = 0; d <= 2; d++) {
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, d, 0);
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 3, d, 8);

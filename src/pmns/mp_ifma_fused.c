@@ -44,13 +44,15 @@ static const mp_mul_fn fu_sqr_tab[MP_FAST_SMAX - 1][8] = {
  * per product, 217-235 vs 254 per squaring; s = 4, n = 6: 354 vs 357, 309
  * vs 324) and loaded from the sequences above (s = 5, n = 7: 510-526 vs
  * 739-762, the 2 s window registers spill R there) */
-#define FR_RW_SMAX 4
 #define FR_INST1(S, N, SQ, NAME)                                                               \
     IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,     \
                                  const uint64_t *b)                                            \
     {                                                                                          \
-        _Alignas(64) uint64_t w[2 * (S) * MP_FAST_SEQ + 16];                                   \
-        fr_body(c, r, a, b, w, S, SQ, N, (S) <= FR_RW_SMAX);                                   \
+        _Alignas(64) uint64_t w[FR_WORDS(S)];                                                  \
+        const mns_pmns_mp_ctx *cx[1] = {c};                                                    \
+        uint64_t *rr[1] = {r};                                                                 \
+        const uint64_t *aa[1] = {a}, *bb[1] = {b};                                             \
+        fr_body(cx, rr, aa, bb, w, S, SQ, N, (S) <= FR_RW_SMAX, 1, 0);                          \
     }
 #define FR_INST(S, N) FR_INST1(S, N, 0, fr_mul_##S##_##N) FR_INST1(S, N, 1, fr_sqr_##S##_##N)
 #define FR_ROW(S) FR_INST(S, 6) FR_INST(S, 7) FR_INST(S, 8)

@@ -429,7 +429,8 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
 
 
 /* One vector per polynomial (n <= 8, a compile-time constant here), one
- * product: fu_body with R (two sets of 2s - 1 rows, lo and hi), the carry
+ * product (W = 1; W = 2: the x2 squaring, see mp_ifma_x2.c): fu_body with
+ * R (two sets of 2s - 1 rows, lo and hi), the carry
  * and every accumulator in registers, so that the chain of a CIOS step,
  * R_i + carry -> T -> T M_0, T M_1 -> carry, has no store and reload of R
  * on it (only the broadcasts of X and T go through memory). The operand
@@ -440,6 +441,8 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
  * instead of loads from the sequences (fr_ab). */
 /* the smallest n with an fr_body instance (up to 8: one vector) */
 #define FR_NMIN 6
+/* B's windows built in registers up to this s (fr_ab's RW) */
+#define FR_RW_SMAX 4
 
 /* fr_body's operand products of step i: R_(i+j) += A_j B_i (squaring:
  * A_i A_i, and 2 A_j A_i for j > i into the second set, doubled later),
@@ -509,112 +512,169 @@ static inline AI IFMA_TARGET void fr_norm(const mns_pmns_mp_ctx *c, const uint64
     }
 }
 
-static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
-                                          const uint64_t *b, uint64_t *w, const int S,
-                                          const int SQ, const int n, const int RW)
+/* p, opaque to the compiler, after the 8 words at p were stored: the
+ * broadcasts that follow are then loads (load ports, forwarded from the
+ * store) instead of what GCC makes of a store it can see through: each lane
+ * extracted by shuffles and broadcast from a register, two p5 uops per lane
+ * (about 100 per product at 1024 bits, on the ports of the vpmadd52). 1024
+ * bits (s = 3, n = 8), one process A/B: 7-9% faster. */
+static inline AI const uint64_t *fr_opaque(const uint64_t *p)
+{
+    __asm__("" : "+r"(p) : "m"(*(const uint64_t(*)[8])p));
+    return p;
+}
+
+/* per product: the sequences (RW = 0) or the digits (RW = 1), X and T */
+#define FR_WORDS(S) (2 * (S) * MP_FAST_SEQ + 16)
+
+/* W = 1 or 2 products r[q] <- a[q] b[q] phi^-1 of one (n, s) in one
+ * instruction stream (x2: the contexts may be two primes), phase by phase:
+ * while one product waits on its chain the other's products are in flight */
+static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *const *cx, uint64_t *const *r,
+                                          const uint64_t *const *a, const uint64_t *const *b,
+                                          uint64_t *w, const int S, const int SQ, const int n,
+                                          const int RW, const int W, const int SKEW)
 {
     const __m512i zero = _mm512_setzero_si512();
-    const __m512i km = _mm512_set1_epi64((long long)c->kmask);
-    const __m512i kc = _mm512_set1_epi64(c->k), kh = _mm512_set1_epi64(52 - c->k);
-    uint64_t *seqa = w, *seqb = SQ ? w : w + (size_t)S * MP_FAST_SEQ;
-    uint64_t *xb = w + 2 * (size_t)S * MP_FAST_SEQ, *tb = xb + 8;
-    __m512i bv[MP_FAST_SMAX], lbv[MP_FAST_SMAX], av[MP_FAST_SMAX], lav[MP_FAST_SMAX];
-    const uint64_t *ad;
-    if (RW) {
-        fr_norm(c, a, w, av, lav, S, n);
-        if (!SQ)
-            fr_norm(c, b, w + 8 * S, bv, lbv, S, n);
-        ad = w;
-        xb = w + 16 * S, tb = xb + 8;
-    } else {
+    __m512i km[2], kc[2], kh[2];
+    uint64_t *seqb[2], *xb[2], *tb[2];
+    const uint64_t *ad[2];
+    __m512i bv[2][MP_FAST_SMAX], lbv[2][MP_FAST_SMAX], av[2][MP_FAST_SMAX], lav[2][MP_FAST_SMAX];
+#pragma GCC unroll 2
+    for (int q = 0; q < W; q++) {
+        const mns_pmns_mp_ctx *c = cx[q];
+        uint64_t *wq = w + (size_t)q * FR_WORDS(S);
+        km[q] = _mm512_set1_epi64((long long)c->kmask);
+        kc[q] = _mm512_set1_epi64(c->k), kh[q] = _mm512_set1_epi64(52 - c->k);
+        uint64_t *seqa = wq;
+        seqb[q] = SQ ? wq : wq + (size_t)S * MP_FAST_SEQ;
+        xb[q] = wq + 2 * (size_t)S * MP_FAST_SEQ, tb[q] = xb[q] + 8;
+        if (RW) {
+            fr_norm(c, a[q], wq, av[q], lav[q], S, n);
+            if (!SQ)
+                fr_norm(c, b[q], wq + 8 * S, bv[q], lbv[q], S, n);
+            ad[q] = wq;
+            xb[q] = wq + 16 * S, tb[q] = xb[q] + 8;
+        } else {
 #pragma GCC unroll 8
-        for (int j = 0; j < S; j++) /* unused (fr_ab reads the sequences) */
-            bv[j] = lbv[j] = av[j] = lav[j] = zero;
-        fu_seq(c, seqa, a, S, 1);
-        if (!SQ)
-            fu_seq(c, seqb, b, S, 1);
-        ad = seqa + MP_FAST_OFF + (n - 1); /* digit j of A at ad[j SEQ + col] */
+            for (int j = 0; j < S; j++) /* unused (fr_ab reads the sequences) */
+                bv[q][j] = lbv[q][j] = av[q][j] = lav[q][j] = zero;
+            fu_seq(c, seqa, a[q], S, 1);
+            if (!SQ)
+                fu_seq(c, seqb[q], b[q], S, 1);
+            ad[q] = seqa + MP_FAST_OFF + (n - 1); /* digit j of A at ad[j SEQ + col] */
+        }
     }
-#define FR_AB(I)                                                                               \
-    fr_ab(lo, hi, lo2, hi2, ad, RW ? 8 : MP_FAST_SEQ,                                          \
-          seqb + (size_t)(I) * MP_FAST_SEQ + MP_FAST_OFF + (n - 1), SQ ? av[I] : bv[I],          \
-          SQ ? lav[I] : lbv[I], RW, I, S, SQ, n)
+#define FR_AB(Q, I)                                                                            \
+    fr_ab(lo[Q], hi[Q], lo2[Q], hi2[Q], ad[Q], RW ? 8 : MP_FAST_SEQ,                           \
+          seqb[Q] + (size_t)(I) * MP_FAST_SEQ + MP_FAST_OFF + (n - 1),                          \
+          SQ ? av[Q][I] : bv[Q][I], SQ ? lav[Q][I] : lbv[Q][I], RW, I, S, SQ, n)
     /* R_(i+j) += A_j B_i (squaring: A_i A_i, 2 A_j A_i for j > i) straight
      * into R, even and odd columns in two sets (lo2, hi2: the squaring's
      * doubled products), so a row's chain is at most s n / 2 deep */
-    __m512i lo[2 * MP_FAST_SMAX], hi[2 * MP_FAST_SMAX];
-    __m512i lo2[2 * MP_FAST_SMAX], hi2[2 * MP_FAST_SMAX];
-#pragma GCC unroll 16
-    for (int d = 0; d < 2 * S; d++)
-        lo[d] = hi[d] = lo2[d] = hi2[d] = zero;
+    __m512i lo[2][2 * MP_FAST_SMAX], hi[2][2 * MP_FAST_SMAX];
+    __m512i lo2[2][2 * MP_FAST_SMAX], hi2[2][2 * MP_FAST_SMAX];
+    __m512i carry[2];
     const int sh = SQ ? 1 : 0;
-    FR_AB(0);
-    __m512i carry = zero;
-    const size_t CL = (size_t)c->mpl, CS = (size_t)S * 8;
+#pragma GCC unroll 2
+    for (int q = 0; q < W; q++) {
+#pragma GCC unroll 16
+        for (int d = 0; d < 2 * S; d++)
+            lo[q][d] = hi[q][d] = lo2[q][d] = hi2[q][d] = zero;
+        carry[q] = zero;
+        FR_AB(q, 0);
+    }
+    /* step i of product q is phase 2i (T, then the operand products of
+     * step i + 1) and phase 2i + 1 (T M_j, the division); SKEW: product 1
+     * runs one phase behind product 0, so that one's T waits while the
+     * other's T M_j are in flight */
+    const uint64_t *tbr[2];
+#pragma GCC unroll 16
+    for (int ph = 0; ph < 2 * S + (W - 1) * SKEW; ph++)
+#pragma GCC unroll 2
+        for (int q = 0; q < W; q++) {
+            const int pq = ph - q * SKEW;
+            if (pq < 0 || pq >= 2 * S)
+                continue;
+            const int i = pq / 2;
+            const mns_pmns_mp_ctx *c = cx[q];
+            if (pq % 2 == 0) {
+                /* T = (R_i + carry) M'_0 mod (E, 2^k): n independent products */
+                const size_t CL = (size_t)c->mpl;
+                lo[q][i] = _mm512_add_epi64(lo[q][i], _mm512_slli_epi64(lo2[q][i], sh));
+                hi[q][i] = _mm512_add_epi64(hi[q][i], _mm512_slli_epi64(hi2[q][i], sh));
+                const __m512i x = _mm512_add_epi64(lo[q][i], carry[q]);
+                _mm512_store_si512(xb[q], x);
+                const uint64_t *xbr = fr_opaque(xb[q]);
+                __m512i t8[8];
 #pragma GCC unroll 8
-    for (int i = 0; i < S; i++) {
-        /* T = (R_i + carry) M'_0 mod (E, 2^k): n independent products */
-        lo[i] = _mm512_add_epi64(lo[i], _mm512_slli_epi64(lo2[i], sh));
-        hi[i] = _mm512_add_epi64(hi[i], _mm512_slli_epi64(hi2[i], sh));
-        const __m512i x = _mm512_add_epi64(lo[i], carry);
-        _mm512_store_si512(xb, x);
-        __m512i t8[8];
+                for (int cc = 0; cc < n; cc++)
+                    t8[cc] = _mm512_madd52lo_epu64(
+                        zero, _mm512_load_si512(c->mpfast + (size_t)cc * CL),
+                        _mm512_set1_epi64((long long)xbr[cc]));
+                /* their sum as a tree (n = 6..8: 4 + 2 + 1, constant
+                 * strides so that t8 stays in registers) */
 #pragma GCC unroll 8
-        for (int cc = 0; cc < n; cc++)
-            t8[cc] = _mm512_madd52lo_epu64(zero, _mm512_load_si512(c->mpfast + (size_t)cc * CL),
-                                           _mm512_set1_epi64((long long)xb[cc]));
-        /* their sum as a tree (n = 6..8: 4 + 2 + 1, constant strides so
-         * that t8 stays in registers) */
+                for (int cc = 0; cc + 4 < n; cc++)
+                    t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 4]);
 #pragma GCC unroll 8
-        for (int cc = 0; cc + 4 < n; cc++)
-            t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 4]);
+                for (int cc = 0; cc < 2; cc++)
+                    t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 2]);
+                t8[0] = _mm512_add_epi64(t8[0], t8[1]);
+                _mm512_store_si512(tb[q], _mm512_and_si512(t8[0], km[q]));
+                tbr[q] = fr_opaque(tb[q]);
+                /* the next step's operand products: they fill the latency of T */
+                if (i + 1 < S)
+                    FR_AB(q, i + 1);
+                continue;
+            }
+            /* R_(i+j) += T M_j */
+            const size_t CS = (size_t)S * 8;
+            __m512i ml[2][MP_FAST_SMAX], mh[2][MP_FAST_SMAX];
 #pragma GCC unroll 8
-        for (int cc = 0; cc < 2; cc++)
-            t8[cc] = _mm512_add_epi64(t8[cc], t8[cc + 2]);
-        t8[0] = _mm512_add_epi64(t8[0], t8[1]);
-        _mm512_store_si512(tb, _mm512_and_si512(t8[0], km));
-        /* the next step's operand products: they fill the latency of T */
-        if (i + 1 < S)
-            FR_AB(i + 1);
-        /* R_(i+j) += T M_j */
-        __m512i ml[2][MP_FAST_SMAX], mh[2][MP_FAST_SMAX];
+            for (int j = 0; j < S; j++)
+                ml[0][j] = mh[0][j] = ml[1][j] = mh[1][j] = zero;
 #pragma GCC unroll 8
-        for (int j = 0; j < S; j++)
-            ml[0][j] = mh[0][j] = ml[1][j] = mh[1][j] = zero;
+            for (int cc = 0; cc < n; cc++) {
+                const __m512i t = _mm512_set1_epi64((long long)tbr[q][cc]);
+                const int e = cc & 1;
 #pragma GCC unroll 8
-        for (int cc = 0; cc < n; cc++) {
-            const __m512i t = _mm512_set1_epi64((long long)tb[cc]);
-            const int e = cc & 1;
+                for (int j = 0; j < S; j++) {
+                    const __m512i m = _mm512_load_si512(c->mfast + (size_t)cc * CS + 8 * j);
+                    ml[e][j] = _mm512_madd52lo_epu64(ml[e][j], m, t);
+                    mh[e][j] = _mm512_madd52hi_epu64(mh[e][j], m, t);
+                }
+            }
 #pragma GCC unroll 8
             for (int j = 0; j < S; j++) {
-                const __m512i m = _mm512_load_si512(c->mfast + (size_t)cc * CS + 8 * j);
-                ml[e][j] = _mm512_madd52lo_epu64(ml[e][j], m, t);
-                mh[e][j] = _mm512_madd52hi_epu64(mh[e][j], m, t);
+                lo[q][i + j] =
+                    _mm512_add_epi64(lo[q][i + j], _mm512_add_epi64(ml[0][j], ml[1][j]));
+                hi[q][i + j] =
+                    _mm512_add_epi64(hi[q][i + j], _mm512_add_epi64(mh[0][j], mh[1][j]));
             }
+            /* exact division */
+            const __m512i xd = _mm512_add_epi64(lo[q][i], carry[q]);
+            carry[q] = _mm512_add_epi64(_mm512_srav_epi64(xd, kc[q]),
+                                        _mm512_sllv_epi64(hi[q][i], kh[q]));
         }
-#pragma GCC unroll 8
-        for (int j = 0; j < S; j++) {
-            lo[i + j] = _mm512_add_epi64(lo[i + j], _mm512_add_epi64(ml[0][j], ml[1][j]));
-            hi[i + j] = _mm512_add_epi64(hi[i + j], _mm512_add_epi64(mh[0][j], mh[1][j]));
-        }
-        /* exact division */
-        const __m512i xd = _mm512_add_epi64(lo[i], carry);
-        carry = _mm512_add_epi64(_mm512_srav_epi64(xd, kc), _mm512_sllv_epi64(hi[i], kh));
-    }
-#pragma GCC unroll 16
-    for (int d = S; d < 2 * S - 1; d++) {
-        lo[d] = _mm512_add_epi64(lo[d], _mm512_slli_epi64(lo2[d], sh));
-        hi[d] = _mm512_add_epi64(hi[d], _mm512_slli_epi64(hi2[d], sh));
-    }
     /* lines 15-18 (fu_out); r may alias a or b: both were read */
     const __mmask8 m = (__mmask8)((1u << n) - 1);
+#pragma GCC unroll 2
+    for (int q = 0; q < W; q++) {
+#pragma GCC unroll 16
+        for (int d = S; d < 2 * S - 1; d++) {
+            lo[q][d] = _mm512_add_epi64(lo[q][d], _mm512_slli_epi64(lo2[q][d], sh));
+            hi[q][d] = _mm512_add_epi64(hi[q][d], _mm512_slli_epi64(hi2[q][d], sh));
+        }
 #pragma GCC unroll 8
-    for (int j = 0; j < S - 1; j++) {
-        const __m512i x = _mm512_add_epi64(lo[S + j], carry);
-        _mm512_mask_storeu_epi64(r + (size_t)j * n, m, _mm512_and_si512(x, km));
-        carry = _mm512_add_epi64(_mm512_srav_epi64(x, kc), _mm512_sllv_epi64(hi[S + j], kh));
+        for (int j = 0; j < S - 1; j++) {
+            const __m512i x = _mm512_add_epi64(lo[q][S + j], carry[q]);
+            _mm512_mask_storeu_epi64(r[q] + (size_t)j * n, m, _mm512_and_si512(x, km[q]));
+            carry[q] = _mm512_add_epi64(_mm512_srav_epi64(x, kc[q]),
+                                        _mm512_sllv_epi64(hi[q][S + j], kh[q]));
+        }
+        _mm512_mask_storeu_epi64(r[q] + (size_t)(S - 1) * n, m, carry[q]);
     }
-    _mm512_mask_storeu_epi64(r + (size_t)(S - 1) * n, m, carry);
 #undef FR_AB
 }
 

@@ -5,8 +5,9 @@
  * independent work fills those cycles. The contexts may differ (two primes)
  * but must share (n, s): k, lambda and the constants are per context.
  * Instances for n <= 32 (the 1024-2048-bit channels and a margin): the
- * squaring at every such shape (unsplit and split), the multiplication at
- * n <= 8 (see mns_pmns_mp_ifma_x2_prepare); other shapes make two calls. */
+ * squaring at every such shape (unsplit, split, and the register kernel for
+ * s <= 4), the multiplication at n < 6 and with the register kernel at s = 2
+ * (see mns_pmns_mp_ifma_x2_prepare); other shapes make two calls. */
 #include "mns_pmns_mp.h"
 #include "pmns/mp_ifma_fused.h"
 
@@ -50,6 +51,37 @@ X2S_ROW(3)
 X2S_ROW(4)
 X2S_ROW(5)
 X2S_ROW(6)
+/* n = 6..8: the register kernel with the two products interleaved, product
+ * 1 one phase behind product 0 (fr_body's SKEW). Against two calls of the
+ * single kernel, one process (1024-bit pair s = 3 n = 8, 768 s = 3 n = 6,
+ * 1024 s = 4 n = 6, 512-640 s = 2, 1536 s = 5 n = 7; load 3-4): the squaring
+ * 9-10% faster at s = 3, 6% at s = 4, 16-21% at s = 2, 3-7% slower at s = 5;
+ * the multiplication 8-12% faster at s = 2, equal at s = 3 n = 8 and 5-13%
+ * slower elsewhere (the two products' state spills). Instances where it
+ * wins: the squaring for s = 2..4, the multiplication for s = 2. */
+#define X2R_INST1(S, N, SQ, NAME)                                                              \
+    IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c0, const mns_pmns_mp_ctx *c1,         \
+                                 uint64_t *r0, const uint64_t *a0, const uint64_t *b0,          \
+                                 uint64_t *r1, const uint64_t *a1, const uint64_t *b1)          \
+    {                                                                                          \
+        _Alignas(64) uint64_t w[2 * FR_WORDS(S)];                                              \
+        const mns_pmns_mp_ctx *cx[2] = {c0, c1};                                               \
+        uint64_t *rr[2] = {r0, r1};                                                            \
+        const uint64_t *aa[2] = {a0, a1}, *bb[2] = {b0, b1};                                   \
+        fr_body(cx, rr, aa, bb, w, S, SQ, N, (S) <= FR_RW_SMAX, 2, 1);                         \
+    }
+#define X2R_ROW(S, SQ, P) X2R_INST1(S, 6, SQ, P##S##_6) X2R_INST1(S, 7, SQ, P##S##_7)        \
+    X2R_INST1(S, 8, SQ, P##S##_8)
+X2R_ROW(2, 0, x2r_mul_)
+X2R_ROW(2, 1, x2r_sqr_)
+X2R_ROW(3, 1, x2r_sqr_)
+X2R_ROW(4, 1, x2r_sqr_)
+#define X2R_SMAX 4
+#define X2R_REF(P, S) {P##S##_6, P##S##_7, P##S##_8}
+static const mp_mul2_fn x2r_mul_tab[3] = X2R_REF(x2r_mul_, 2);
+static const mp_mul2_fn x2r_sqr_tab[X2R_SMAX - 1][3] = {
+    X2R_REF(x2r_sqr_, 2), X2R_REF(x2r_sqr_, 3), X2R_REF(x2r_sqr_, 4)};
+
 #define X2S_REF(P, S) {P##S##_2, P##S##_3, P##S##_22}
 static const mp_mul2_fn x2s_sqr_tab[MP_FAST_SMAX - 1][3] = {
     X2S_REF(x2s_sqr_, 2), X2S_REF(x2s_sqr_, 3), X2S_REF(x2s_sqr_, 4), X2S_REF(x2s_sqr_, 5),
@@ -67,11 +99,9 @@ static const mp_mul2_fn x2_sqr_tab[MP_FAST_SMAX - 1][X2_NVMAX] = {
  * out-of-order core already overlaps): one vector per polynomial below n = 6;
  * at two or more vectors it measured 5-12% slower (2048 bits, s = 3 and 5),
  * so those make two calls. The interleaved squaring was faster than two
- * calls of fu_body at every shape measured (4-14%). From n = 6 to 8 both
- * make two calls of the register kernel fr_body, which the out-of-order core
- * overlaps as well (1024 bits, s = 3: 215-249 vs 216-250 ticks per product,
- * 201-232 vs 203-236 per squaring; 1536 bits, s = 5: 395-400 vs 404-408 per
- * squaring). */
+ * calls of fu_body at every shape measured (4-14%). From n = 6 to 8 the
+ * register kernel fr_body: interleaved (W = 2) for the squaring at s <= 4
+ * and the multiplication at s = 2, two calls otherwise (see X2R_INST1). */
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
 {
     const int nv = (c->n + 7) / 8;
@@ -84,8 +114,13 @@ void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
         c->fast2_sqr = x2s_sqr_tab[c->s - 2][pi];
         return;
     }
-    if (nv == 1 && c->n >= FR_NMIN)
-        return; /* two calls of fr_body are as fast */
+    if (nv == 1 && c->n >= FR_NMIN) { /* the interleaved fr_body where it wins (above) */
+        if (c->s == 2)
+            c->fast2 = x2r_mul_tab[c->n - FR_NMIN];
+        if (c->s <= X2R_SMAX)
+            c->fast2_sqr = x2r_sqr_tab[c->s - 2][c->n - FR_NMIN];
+        return;
+    }
     if (nv == 1)
         c->fast2 = x2_mul_tab[c->s - 2];
     c->fast2_sqr = x2_sqr_tab[c->s - 2][nv - 1];
