@@ -318,7 +318,7 @@ MP_FI_CASES(MP_FI_INST)
 /* split instances: (n, s, first factor, second factor or 1 for one level) */
 #define MP_FS_CASES(X)                                                                          \
     X(6, 3, 3, 1) X(12, 3, 3, 1) X(18, 6, 3, 1) X(24, 6, 2, 3) X(12, 6, 2, 2) X(9, 4, 3, 1)     \
-        X(9, 6, 3, 1)
+        X(9, 6, 3, 1) X(24, 5, 2, 3)
 
 #define MP_FS_INST(N, S, F, G)                                                                  \
     _Static_assert((N) <= 2 * MP_FI_NMAX && (S) <= 6 && (N) % ((F) * (G)) == 0,                 \
