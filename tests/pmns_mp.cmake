@@ -13,9 +13,10 @@ endif()
 # Constant-time check of the portable pmns-mp kernel under valgrind memcheck
 # (the `ctime` program of tests/ct.cmake, secrets marked undefined): the
 # default (256 bits: the flow, unsplit; 1024: the compiled n=6 s=3 3/b2
-# instance; 2048: the compiled n=12 s=3 3/b4 instance), n=9 s=2 (256 bits:
-# the compiled unsplit n=9 s=2 instance), n=12 s=6 (the compiled 3/b4
-# instance of 4096 bits, at 256-2048; n=18 s=6 3/b6 is the same template)
+# instance; 2048: a compiled one-level instance), n=9 s=2 (256 bits:
+# the compiled unsplit n=9 s=2 instance), n=12 s=6 (the compiled two-level
+# 2x2/b3 instance of 4096 bits, at 256-2048; n=24 s=6 2x3/b4 is the same
+# template, the one-level instances the same with one level)
 # and base=2, which forces deeper splits of the flow (expansions,
 # contractions, small leaves).
 if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)

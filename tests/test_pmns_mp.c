@@ -283,13 +283,15 @@ int main(void)
         check("pmns-mp-ifma:s=2,base=8,delta=2", p, 10, 1000, 2);
     }
     /* the portable kernel's compiled instances (mp_generic_fi.c: n=6 s=3
-     * 3/b2, n=9 s=2 unsplit at 1024 bits, n=12 s=3 3/b4 at 2048, n=12 s=6
-     * 3/b4 at 4096, n=18 s=6 3/b6 at 6144: the defaults at delta = 0; with
-     * the default delta = 1 the generator refuses n=12 s=3 at 2048 and n=18
-     * s=6 at 6144 on these primes, so those run at delta=0 here; n=24 s=6 at
-     * 8192 runs the flow, 2x3/b4),
-     * loose operands included, on mns-bench's primes (the generator's sets
-     * at a given n, s depend on p: these are the ones the benchmarks time) */
+     * 3/b2, n=9 s=2 unsplit at 1024 bits, n=12 s=3 3/b4 at 2048 (delta = 0),
+     * n=9 s=4 3/b3 at 2048 (the delta = 1 default), n=9 s=6 3/b3 at 3072,
+     * n=12 s=6 2x2/b3 at 4096, n=18 s=6 3/b6 at 6144 (delta = 0), n=24 s=5
+     * 2x3/b4 at 6144 (delta = 1), n=24 s=6
+     * 2x3/b4 at 8192: the defaults; with the default delta = 1 the
+     * generator refuses n=12 s=3 at 2048 and n=18 s=6 at 6144 on these
+     * primes, so those run at delta=0 here), loose operands included, on
+     * mns-bench's primes (the generator's sets at a given n, s depend on p:
+     * these are the ones the benchmarks time) */
     static const struct {
         unsigned bits;
         const char *spec;
@@ -297,8 +299,11 @@ int main(void)
         {1024, "pmns-mp:n=6,s=3"},
         {1024, "pmns-mp:n=9,s=2,delta=0"}, /* k = 61: no room for delta = 1 */
         {1024, "pmns-mp:n=6,s=3,delta=2"}, {2048, "pmns-mp:n=12,s=3,delta=0"},
+        {2048, "pmns-mp:n=9,s=4"},         {3072, "pmns-mp:n=9,s=6"},
         {4096, "pmns-mp:n=12,s=6"},
-        {6144, "pmns-mp:n=18,s=6,delta=0"},  {8192, "pmns-mp:n=24,s=6"},
+        {6144, "pmns-mp:n=18,s=6,delta=0"}, {6144, "pmns-mp:n=24,s=5"},
+        {8192, "pmns-mp:n=24,s=6"},
+        {8192, "pmns-mp:n=24,s=6,delta=0"},
     };
     for (size_t i = 0; i < sizeof inst / sizeof *inst; i++)
         for (unsigned t = 0; t < mb_prime_table_len; t++)

@@ -613,19 +613,23 @@ double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl)
 
 
 /* Cost of a compiled instance (TSC ticks): its products (128-bit, and mod
- * 2^64 for T) and, per split level, the contraction of each of the 3s - 1
- * digit passes. Fitted to the three instances' timings at 1024 bits (n=6
- * s=3 b6 716, 3/b2 612; n=9 s=2 b9 736; docs/pmns-mp.md); it only ranks
- * their plans against the flow's (mns_pmns_mp_generic_cost). */
-#define MP_ICOST_FULL 1.04
-#define MP_ICOST_LOW 0.37
-#define MP_ICOST_LIN 2.83
+ * 2^64 for T), its leaf rows (a row's sum and store), and per split level
+ * the contraction of each of the 3s - 1 digit passes. Fitted (least squares
+ * on relative error, worst 2.5%) to the nine instances' timings of session
+ * 7 (docs/pmns-mp.md: 1024-8192 bits, one and two levels); it ranks their
+ * plans against the flow's (mns_pmns_mp_generic_cost) and the candidate
+ * (n, s) (mns_pmns_mp_generic_candidates). */
+#define MP_ICOST_FULL 0.893
+#define MP_ICOST_LOW 0.590
+#define MP_ICOST_LIN 1.340
+#define MP_ICOST_ROW 0.988
 
 static double mp_instance_cost(int s, const mp_plan *pl)
 {
     const double leaf = (double)pl->leaves * pl->b * pl->b;
     return MP_ICOST_FULL * 2.0 * s * s * leaf + MP_ICOST_LOW * s * leaf +
-           MP_ICOST_LIN * pl->levels * (3 * s - 1) * pl->n;
+           MP_ICOST_LIN * pl->levels * (3 * s - 1) * pl->n +
+           MP_ICOST_ROW * (s * s + s) * pl->leaves * pl->b;
 }
 
 /* Every plan of n (split factors 2 and 3, any order, leaves >= 1) */
@@ -721,7 +725,10 @@ int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max)
                 if (k + log2(gv) > 62.9 || k + 1 + log2(gm) > 63 ||
                     2 * k + log2(w + n) > 126.9)
                     continue;
-                double cst = mns_pmns_mp_generic_cost(n, s, &pls[q]);
+                /* priced as the plan choice will run it */
+                double cst = mns_pmns_mp_fi_has(n, s, &pls[q])
+                                 ? mp_instance_cost(s, &pls[q])
+                                 : mns_pmns_mp_generic_cost(n, s, &pls[q]);
                 if (c_best < 0 || cst < c_best)
                     c_best = cst;
             }

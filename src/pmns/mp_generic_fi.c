@@ -116,37 +116,95 @@ fips_flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64
         r[(S - 1) * N + q] = (uint64_t)C[q];
 }
 
-/* The same schedule on a plan of one level (factor F, leaves of H = N/F):
- * the digits are summed leaf row by leaf row in the expanded domain (the
- * leaf products of every pair of a digit in one register pair), each digit
- * contracted once; for d < s, T_d comes from the contracted low words
- * (expanded, leaf products mod 2^64 by M'_0, contracted, centred) and
- * T_d M_0 is a second pass of leaf rows. A_j and the vectors B_i, T_i are
- * expanded once. Wrapping sums in the expanded domain: see the top of
- * mp_generic.c. */
-static inline __attribute__((always_inline)) void
-fips_split1(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
-            const int sqr, const int N, const int S, const int F)
+/* The linear maps of a plan of one level (F2 = 1) or two (F1 then F2), leaf
+ * order as in mp_plan.c (depth first: the F2-leaves of level-1 leaf l1 are
+ * l1 L2 .. l1 L2 + L2 - 1). v: N words; o: the leaves' vectors, H each. */
+static inline __attribute__((always_inline)) void vexp2(const uint64_t *v, uint64_t *o,
+                                                         uint64_t *tmp, int N, int F1, int F2)
 {
-    enum { NM = 2 * MP_FI_NMAX, LM = 6, SM = 6 };
-    const int H = N / F, L = F == 2 ? 3 : 6, MS = 2 * H - 1;
+    const int H1 = N / F1, L1 = F1 == 2 ? 3 : 6;
+    if (F2 == 1) {
+        vexp1(v, o, H1, F1);
+        return;
+    }
+    const int H = H1 / F2, L2 = F2 == 2 ? 3 : 6;
+    vexp1(v, tmp, H1, F1);
+#pragma GCC unroll 1
+    for (int l1 = 0; l1 < L1; l1++)
+        vexp1(tmp + l1 * H1, o + l1 * L2 * H, H, F2);
+}
+
+/* t: the 2N - 1 entries of a Toeplitz sequence; o: its leaves' sequences at
+ * stride 2H - 1 */
+static inline __attribute__((always_inline)) void mexp2(const uint64_t *t, uint64_t *o,
+                                                         uint64_t *tmp, int N, int F1, int F2)
+{
+    const int H1 = N / F1, L1 = F1 == 2 ? 3 : 6;
+    if (F2 == 1) {
+        mexp1(t, o, (size_t)(2 * H1 - 1), H1, F1, N);
+        return;
+    }
+    const int H = H1 / F2, L2 = F2 == 2 ? 3 : 6;
+    mexp1(t, tmp, (size_t)(2 * H1 - 1), H1, F1, N);
+#pragma GCC unroll 1
+    for (int l1 = 0; l1 < L1; l1++)
+        mexp1(tmp + l1 * (2 * H1 - 1), o + l1 * L2 * (2 * H - 1), (size_t)(2 * H - 1), H, F2,
+              H1);
+}
+
+/* o (N values) <- the contraction of the leaf outputs in (L H values);
+ * tmp: L1 H1 values */
+#define MP_CONTRACT2(o, in, tmp, N, F1, F2)                                                     \
+    do {                                                                                        \
+        const int H1_ = (N) / (F1), L1_ = (F1) == 2 ? 3 : 6;                                    \
+        if ((F2) == 1)                                                                          \
+            MP_CONTRACT1(o, in, H1_, F1);                                                       \
+        else {                                                                                  \
+            const int H_ = H1_ / (F2), L2_ = (F2) == 2 ? 3 : 6;                                 \
+            _Pragma("GCC unroll 1") for (int l1 = 0; l1 < L1_; l1++)                            \
+            {                                                                                   \
+                __typeof__(&(tmp)[0]) o_ = (tmp) + l1 * H1_;                                    \
+                const __typeof__(&(in)[0]) i_ = (in) + l1 * L2_ * H_;                           \
+                MP_CONTRACT1(o_, i_, H_, F2);                                                   \
+            }                                                                                   \
+            MP_CONTRACT1(o, tmp, H1_, F1);                                                      \
+        }                                                                                       \
+    } while (0)
+
+/* The same schedule on a plan of one level (factor F1, F2 = 1) or two (F1
+ * then F2; leaves of H = N/(F1 F2)): the digits are summed leaf row by leaf
+ * row in the expanded domain (the leaf products of every pair of a digit in
+ * one register pair), each digit contracted once; for d < s, T_d comes from
+ * the contracted low words (expanded, leaf products mod 2^64 by M'_0,
+ * contracted, centred) and T_d M_0 is a second pass of leaf rows. A_j and
+ * the vectors B_i, T_i are expanded once. Wrapping sums in the expanded
+ * domain: see the top of mp_generic.c. Array sizes: N <= NM, L H <= 4 N
+ * (VM) and L (2H - 1) <= 8 N (MM) for every plan of at most two levels; the
+ * instance macros check N and S at compile time. */
+static inline __attribute__((always_inline)) void
+fips_split(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *bb,
+           const int sqr, const int N, const int S, const int F1, const int F2)
+{
+    enum { NM = 2 * MP_FI_NMAX, VM = 4 * NM, MM = 8 * NM, SM = 6 };
+    const int L = (F1 == 2 ? 3 : 6) * (F2 == 1 ? 1 : F2 == 2 ? 3 : 6);
+    const int H = N / F1 / F2, MS = 2 * H - 1;
     const int k = c->k, sh = 64 - k;
     const size_t ms = (size_t)c->mstride, mstep = (size_t)L * ms;
     const uint64_t kmask = c->kmask;
     _Static_assert(SM <= MNS_PMNS_S_MAX, "instances take s <= 6");
-    uint64_t na[SM * NM], nb[SM * NM], tseq[2 * NM];
-    uint64_t sa[SM][LM * NM], bv[SM][LM * NM / 2], tv[SM][LM * NM / 2];
-    uint64_t lo[NM], lov[LM * NM], tl[LM * NM], T[NM];
+    uint64_t na[SM * NM], nb[SM * NM], tseq[2 * NM], etmp[MM];
+    uint64_t sa[SM][MM], bv[SM][VM], tv[SM][VM];
+    uint64_t lo[NM], lov[VM], tl[VM], T[NM], ltmp[VM];
     int64_t cy[NM];
-    mp_i128 C[NM], E[LM * NM], X[NM];
+    mp_i128 C[NM], E[VM], X[NM], ctmp[VM];
     normalise_ns(c, na, a, cy, N, S);
     if (!sqr)
         normalise_ns(c, nb, bb, cy, N, S);
 #pragma GCC unroll 16
     for (int j = 0; j < S; j++) {
         mns_pmns_mp_toeplitz_seq(tseq, na + j * N, N, c->lambda);
-        mexp1(tseq, sa[j], (size_t)MS, H, F, N);
-        vexp1((sqr ? na : nb) + j * N, bv[j], H, F);
+        mexp2(tseq, sa[j], etmp, N, F1, F2);
+        vexp2((sqr ? na : nb) + j * N, bv[j], etmp, N, F1, F2);
     }
 #pragma GCC unroll 16
     for (int q = 0; q < N; q++)
@@ -183,7 +241,7 @@ fips_split1(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint
                                tv[i] + l * H, H, q);
                 E[l * H + q] = x + y;
             }
-        MP_CONTRACT1(X, E, H, F);
+        MP_CONTRACT2(X, E, ctmp, N, F1, F2);
 #pragma GCC unroll 16
         for (int q = 0; q < N; q++)
             X[q] += C[q];
@@ -191,21 +249,21 @@ fips_split1(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint
 #pragma GCC unroll 16
             for (int q = 0; q < N; q++)
                 lo[q] = (uint64_t)X[q];
-            vexp1(lo, lov, H, F);
+            vexp2(lo, lov, etmp, N, F1, F2);
 #pragma GCC unroll 1
             for (int l = 0; l < L; l++)
                 MP_LEAF_LO(tl + l * H, c->mpseq + l * ms, lov + l * H, H, lov + l * H, MP_RAW);
-            MP_CONTRACT1(T, tl, H, F);
+            MP_CONTRACT2(T, tl, ltmp, N, F1, F2);
 #pragma GCC unroll 16
             for (int q = 0; q < N; q++)
                 T[q] = (uint64_t)((int64_t)(T[q] << sh) >> sh);
-            vexp1(T, tv[d], H, F);
+            vexp2(T, tv[d], etmp, N, F1, F2);
 #pragma GCC unroll 1
             for (int l = 0; l < L; l++)
 #pragma GCC unroll 8
                 for (int q = 0; q < H; q++)
                     E[l * H + q] = row128(0, c->mseq + l * ms + H - 1, tv[d] + l * H, H, q);
-            MP_CONTRACT1(C, E, H, F);
+            MP_CONTRACT2(C, E, ctmp, N, F1, F2);
 #pragma GCC unroll 16
             for (int q = 0; q < N; q++)
                 C[q] = sar128(X[q] + C[q], k);
@@ -222,14 +280,16 @@ fips_split1(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint
         r[(S - 1) * N + q] = (uint64_t)C[q];
 }
 
-/* The instances: the sets of the portable default at 1024 bits (n=6 s=3
- * 3/b2; n=9 s=2 unsplit). Measured and dropped (same runs
- * against the flow above, docs/pmns-mp.md): the one-level instances of
- * the 2048-6144-bit defaults (n=12 s=3 3/b4, n=12 s=6 3/b4, n=18 s=6
- * 3/b6: 20-25% fewer instructions, but as slow or up to 12% slower) and
- * n=9 s=2 3/b3 (no faster than its unsplit instance); n=6 s=3 unsplit
- * (716 ticks) works but its 3/b2 instance (612) always passes the bounds
- * where it does, so it would never run (nor be tested). */
+/* The instances: the portable defaults' sets on mns-bench's primes (docs/
+ * pmns-mp.md): n=9 s=2 unsplit and n=6 s=3 3/b2 (1024 bits), n=12 s=3 3/b4
+ * (2048, delta = 0), n=9 s=4 3/b3 (2048, delta = 1), n=9 s=6 3/b3 (3072),
+ * n=12 s=6 2x2/b3 (4096), n=18 s=6 3/b6 (6144, delta = 0), n=24 s=6 2x3/b4
+ * (8192). Measured and dropped (same runs): n=12 s=3 2x2/b3 (7% slower
+ * than 3/b4), n=22 s=5 2/b11 (6144 with delta = 1: no faster than the
+ * flow), n=18 s=6 with two levels (its entries do not fit: lambda = -4),
+ * n=12 s=6 3/b4 (2x2/b3 is 4-6% faster and passes wherever it does on
+ * these sets), n=9 s=2 3/b3 (no faster than unsplit), n=6 s=3 unsplit
+ * (3/b2 always passes where it does, so it would never run). */
 #define MP_FI_CASES(X) X(9, 2)
 
 /* GCC's predictive commoning carries a row's Toeplitz entries over to the
@@ -255,21 +315,30 @@ fips_split1(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint
 MP_FI_CASES(MP_FI_INST)
 #undef MP_FI_INST
 
-/* one-level split instances: (n, s, factor) */
-#define MP_FS_CASES(X) X(6, 3, 3) X(12, 3, 3) X(12, 6, 3) X(18, 6, 3)
+/* split instances: (n, s, first factor, second factor or 1 for one level) */
+#define MP_FS_CASES(X)                                                                          \
+    X(6, 3, 3, 1) X(12, 3, 3, 1) X(18, 6, 3, 1) X(24, 6, 2, 3) X(12, 6, 2, 2) X(9, 4, 3, 1)     \
+        X(9, 6, 3, 1) X(24, 5, 2, 3)
 
-#define MP_FS_INST(N, S, F)                                                                     \
-    static MP_FI_ATTR void fs_mul_##N##_##S##_##F(const mns_pmns_mp_ctx *c, uint64_t *r,         \
-                                                  const uint64_t *a, const uint64_t *b)         \
+#define MP_FS_INST(N, S, F, G)                                                                  \
+    _Static_assert((N) <= 2 * MP_FI_NMAX && (S) <= 6 && (N) % ((F) * (G)) == 0,                 \
+                   "fips_split's arrays");                                                      \
+    static MP_FI_ATTR void fs_mul_##N##_##S##_##F##G(const mns_pmns_mp_ctx *c, uint64_t *r,      \
+                                                     const uint64_t *a, const uint64_t *b)      \
     {                                                                                           \
-        fips_split1(c, r, a, b, 0, N, S, F);                                                    \
+        fips_split(c, r, a, b, 0, N, S, F, G);                                                  \
     }                                                                                           \
-    static MP_FI_ATTR void fs_sqr_##N##_##S##_##F(const mns_pmns_mp_ctx *c, uint64_t *r,         \
-                                                  const uint64_t *a)                            \
+    static MP_FI_ATTR void fs_sqr_##N##_##S##_##F##G(const mns_pmns_mp_ctx *c, uint64_t *r,      \
+                                                     const uint64_t *a)                         \
     {                                                                                           \
-        fips_split1(c, r, a, a, 1, N, S, F);                                                    \
+        fips_split(c, r, a, a, 1, N, S, F, G);                                                  \
     }
 MP_FS_CASES(MP_FS_INST)
+
+/* plan pl is F (G = 1) or F then G */
+#define MP_FS_PLAN(pl, F, G)                                                                    \
+    ((G) == 1 ? (pl)->levels == 1 && (pl)->f[0] == (F)                                          \
+              : (pl)->levels == 2 && (pl)->f[0] == (F) && (pl)->f[1] == (G))
 
 /* 1 if a compiled instance runs (n, s, plan) (the lists above) */
 int mns_pmns_mp_fi_has(int n, int s, const mp_plan *pl)
@@ -277,8 +346,8 @@ int mns_pmns_mp_fi_has(int n, int s, const mp_plan *pl)
 #define MP_FI_HAS(N, S)                                                                         \
     if (pl->levels == 0 && n == N && s == S)                                                    \
         return 1;
-#define MP_FS_HAS(N, S, F)                                                                      \
-    if (pl->levels == 1 && pl->f[0] == F && n == N && s == S)                                   \
+#define MP_FS_HAS(N, S, F, G)                                                                   \
+    if (MP_FS_PLAN(pl, F, G) && n == N && s == S)                                               \
         return 1;
     MP_FI_CASES(MP_FI_HAS)
     MP_FS_CASES(MP_FS_HAS)
@@ -297,9 +366,9 @@ int mns_pmns_mp_fi_mul(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
     }
     MP_FI_CASES(MP_FI_CALL)
 #undef MP_FI_CALL
-#define MP_FS_CALL(N, S, F)                                                                     \
-    if (c->plan.levels == 1 && c->plan.f[0] == F && c->n == N && c->s == S) {                   \
-        fs_mul_##N##_##S##_##F(c, r, a, b);                                                     \
+#define MP_FS_CALL(N, S, F, G)                                                                  \
+    if (MP_FS_PLAN(&c->plan, F, G) && c->n == N && c->s == S) {                                 \
+        fs_mul_##N##_##S##_##F##G(c, r, a, b);                                                     \
         return 1;                                                                               \
     }
     MP_FS_CASES(MP_FS_CALL)
@@ -316,9 +385,9 @@ int mns_pmns_mp_fi_sqr(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
     }
     MP_FI_CASES(MP_FI_CALL)
 #undef MP_FI_CALL
-#define MP_FS_CALL(N, S, F)                                                                     \
-    if (c->plan.levels == 1 && c->plan.f[0] == F && c->n == N && c->s == S) {                   \
-        fs_sqr_##N##_##S##_##F(c, r, a);                                                        \
+#define MP_FS_CALL(N, S, F, G)                                                                  \
+    if (MP_FS_PLAN(&c->plan, F, G) && c->n == N && c->s == S) {                                 \
+        fs_sqr_##N##_##S##_##F##G(c, r, a);                                                        \
         return 1;                                                                               \
     }
     MP_FS_CASES(MP_FS_CALL)
