@@ -362,7 +362,7 @@ static int tight_bounds(mns_pmns_mp_ctx *c)
             double m1 = (double)(dm * dm) * a * prod_bound_d(y, y, n, lamd, i) + beta[i];
             double m2 = (double)dr * prod_bound_d(y, og, n, lamd, i) + beta[i];
             ny[i] = fmax(rs[i], fmax(m1, m2));
-            ok &= ny[i] <= ymax;
+            ok &= ny[i] <= ymax * (1 + 0x1p-20); /* the clamp and the check decide */
             change = fmax(change, (ny[i] - y[i]) / ny[i]);
         }
         memcpy(y, ny, sizeof(double) * (size_t)n);
@@ -371,12 +371,16 @@ static int tight_bounds(mns_pmns_mp_ctx *c)
     }
     for (int e = 30; ok && e >= 6; e -= e > 10 ? 10 : 2) {
         int good = 1;
-        for (int i = 0; i < n; i++) { /* B_i = floor(y_i (1 + 2^-e) N) + 1 */
+        for (int i = 0; i < n; i++) {
+            /* B_i = min(floor(y_i (1 + 2^-e) N) + 1, rho - 1): where the old
+             * closure holds, B = rho - 1 is itself an invariant, so the
+             * clamp keeps every set the old check accepted */
             mpz_set_d(t, ldexp(y[i] * (1 + ldexp(1, -e)), 62));
             mpz_mul(B[i], t, N);
             mpz_fdiv_q_2exp(B[i], B[i], 62);
             mpz_add_ui(B[i], B[i], 1);
-            good &= mpz_cmp(B[i], rm1) <= 0;
+            if (mpz_cmp(B[i], rm1) > 0)
+                mpz_set(B[i], rm1);
         }
         for (int i = 0; good && i < n; i++) {
             mpz_add_ui(rhs, B[i], 1);
