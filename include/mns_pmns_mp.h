@@ -18,10 +18,14 @@
  * element means A(gamma) phi^-1 mod p (Montgomery domain; conversions handle
  * it). Invariants:
  *   tight (set_mpz, mul, sqr, reduce, one):
- *     s64: digits 0..s-2 in [0, 2^k), digit s-1 signed, |a_i| < rho;
+ *     s64: digits 0..s-2 in [0, 2^k), digit s-1 signed, |a_i| <= B_i, a
+ *          per-coefficient bound below rho (about N_i / 2, N_i the column
+ *          sums of the reduction matrix) proven at creation for the delta
+ *          asked: every product of loose operands lands in it again;
  *     u52: all digits >= 0, digits 0..s-2 < 2^k, 0 <= a_i < rho.
  *   loose (results of add/sub on tight elements; accepted by mul, sqr, reduce):
- *     s64: digit-wise sums/differences of at most delta+1 tight elements;
+ *     s64: digit-wise sums/differences of at most delta+1 tight elements
+ *          (|a_i| <= (delta+1) B_i);
  *     u52: sums, and a - b = a + Z - b with Z a fixed representation of 0
  *          whose digits dominate those of any tight b: the subtrahend of sub
  *          must be tight (the result of set_mpz/mul/sqr/reduce), the minuend

@@ -8,6 +8,7 @@
 
 #include "mns.h"
 #include "mns_pmns_mp.h"
+#include "pmns/mp_ctx.h" /* the s64 tight bound, c->tight */
 #include "primes.h"
 #include "testutil.h"
 
@@ -30,15 +31,16 @@ static void check(const char *spec, const mpz_t p, unsigned iters, unsigned chai
 
 /* ---- the delta limit with coefficients at the bound ----------------------
  * The field check builds its loose operands from set_mpz outputs, whose
- * coefficients are far inside [0, rho) (the generator's RedCoeff gives about
- * 0.05-0.3 rho). Here the operands are built from their digits: tight
- * elements with every coefficient rho - 1 (u52: and 0; s64: +-(rho - 1)) or
- * uniform in the tight range, then delta additions or subtractions, so a
- * loose operand reaches exactly the bound the creation checks (u52:
- * rho - 1 + delta zmax at the coefficient where Z is largest, s64:
- * (delta + 1)(rho - 1)). Every product is compared with GMP through
- * get_mpz and its result checked tight, on the kernel of the context (IFMA
- * or portable). */
+ * coefficients are inside the tight range, not at its edge. Here the operands
+ * are built from their digits: tight elements with every coefficient at the
+ * tight bound (u52: rho - 1 and 0; s64: +-B_i, the proven bound c->tight of
+ * mp_backend.c's tight_bounds, and the sign pattern that makes coefficient 0
+ * of a product largest: +B_0, sign(lambda) B_j) or uniform in the tight
+ * range, then delta additions or subtractions, so a loose operand reaches
+ * exactly the bound the creation checks (u52: rho - 1 + delta zmax at the
+ * coefficient where Z is largest, s64: (delta + 1) B_i). Every product is
+ * compared with GMP through get_mpz and its result checked tight (s64:
+ * |r_i| <= B_i), on the kernel of the context (IFMA or portable). */
 
 /* r <- the digits of a polynomial with coefficients co (low digits in
  * [0, 2^k), the top digit takes the rest, floor division) */
@@ -61,8 +63,8 @@ static void dl_set(const mns_pmns_mp *c, uint64_t *r, mpz_t *co)
     mpz_clears(t, q, NULL);
 }
 
-/* 1 if every coefficient of a is tight (u52: in [0, rho), s64: |a_i| < rho).
- * The portable kernel on a u52 set (word=u52, a test shape) centres its
+/* 1 if every coefficient of a is tight (u52: in [0, rho), s64: |a_i| <=
+ * B_i). The portable kernel on a u52 set (word=u52, a test shape) centres its
  * quotient digits as for s64, so its results are only |a_i| < rho: checked
  * that way (they are right mod p; the IFMA kernel's are in [0, rho)) */
 static int dl_tight(const mns_pmns_mp *c, const uint64_t *a, int u52)
@@ -82,6 +84,8 @@ static int dl_tight(const mns_pmns_mp *c, const uint64_t *a, int u52)
         }
         if (u52)
             ok &= mpz_sgn(v) >= 0 && mpz_cmp(v, mns_pmns_params_rho(P)) < 0;
+        else if (c->tight)
+            ok &= mpz_cmpabs(v, c->tight[i]) <= 0;
         else
             ok &= mpz_cmpabs(v, mns_pmns_params_rho(P)) < 0;
     }
@@ -127,22 +131,30 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
     const int n = mns_pmns_params_n(P);
     const size_t L = mns_pmns_mp_limbs(c);
     uint64_t *hi = calloc(L, 8), *lo = calloc(L, 8), *x = calloc(L, 8), *y = calloc(L, 8),
-             *r = calloc(L, 8), *rnd = calloc(L, 8), *z = calloc(L, 8), *r2 = calloc(L, 8);
+             *r = calloc(L, 8), *rnd = calloc(L, 8), *z = calloc(L, 8), *r2 = calloc(L, 8),
+             *alt = calloc(L, 8);
     mpz_t *co = malloc((size_t)n * sizeof *co), vx, vy, want, got, rm1;
     mpz_inits(vx, vy, want, got, rm1, NULL);
     mpz_sub_ui(rm1, mns_pmns_params_rho(P), 1);
+    /* the largest tight coefficient i: rho - 1, or B_i (s64) */
+#define DL_MAX(i) (c->tight && !u52 ? c->tight[i] : rm1)
     for (int i = 0; i < n; i++)
-        mpz_init_set(co[i], rm1);
-    dl_set(c, hi, co); /* every coefficient rho - 1 */
+        mpz_init_set(co[i], DL_MAX(i));
+    dl_set(c, hi, co); /* every coefficient at the bound */
+    for (int i = 1; i < n; i++)
+        if (mns_pmns_params_lambda(P) < 0 && !u52)
+            mpz_neg(co[i], co[i]);
+    dl_set(c, alt, co); /* s64: B_0, sign(lambda) B_j: hi x alt is largest at 0 */
     for (int i = 0; i < n; i++)
-        u52 ? mpz_set_ui(co[i], 0) : mpz_neg(co[i], rm1);
-    dl_set(c, lo, co); /* 0 (u52), -(rho - 1) (s64) */
+        u52 ? mpz_set_ui(co[i], 0) : mpz_neg(co[i], DL_MAX(i));
+    dl_set(c, lo, co); /* 0 (u52), -B_i (s64) */
     long bad = 0, checks = 0;
     for (int it = 0; it < 24; it++) {
-        /* it 0, 1: the extremes; then one operand random tight (uniform in
+        /* it 0-3: the extremes; then one operand random tight (uniform in
          * the tight range, digits built directly) */
         for (int i = 0; i < n; i++) {
-            mpz_urandomm(co[i], mt_rand, mns_pmns_params_rho(P));
+            mpz_add_ui(got, DL_MAX(i), 1);
+            mpz_urandomm(co[i], mt_rand, got);
             if (!u52 && gmp_urandomb_ui(mt_rand, 1))
                 mpz_neg(co[i], co[i]);
         }
@@ -154,6 +166,8 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
         dl_loose(c, x, hi, sub ? lo : hi, delta, sub);
         if (it < 2)
             dl_loose(c, y, u52 || !sub ? hi : lo, u52 || !sub ? lo : hi, delta, 1);
+        else if (it < 4) /* s64: (delta + 1) alt, the worst coefficient 0 */
+            dl_loose(c, y, u52 ? hi : alt, u52 ? hi : alt, delta, 0);
         else
             dl_loose(c, y, rnd, u52 ? lo : hi, delta, sub);
         /* reduce takes a sum or difference of two tight even with delta 0 */
@@ -202,7 +216,113 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
         mpz_clear(co[i]);
     free(co);
     mpz_clears(vx, vy, want, got, rm1, NULL);
-    free(hi), free(lo), free(x), free(y), free(r), free(rnd), free(z), free(r2);
+    free(hi), free(lo), free(x), free(y), free(r), free(rnd), free(z), free(r2), free(alt);
+    mns_pmns_mp_free(c);
+#undef DL_MAX
+}
+
+/* ---- long chains at the bound (s64, the proven tight bound) ----------------
+ * Slots start at the extremes (+-B_i, the worst sign pattern) and at random
+ * values; each step forms two loose operands of delta + 1 slots (random
+ * adds and subs) and stores mul, sqr or reduce of them in a slot, checking
+ * every result against GMP and against |r_i| <= B_i. want_dgen 0: the set
+ * must be the delta = 0 set (proven for delta by tight_bounds); 1: a set
+ * generated with a larger delta (the check failed on the delta = 0 set and
+ * the backend fell back); -1: either. */
+#define CH_SLOTS 6
+static void check_chain(const mpz_t p, int s, int n, int delta, int want_dgen, int steps)
+{
+    mns_pmns_mp *c = NULL;
+    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_S64, s, n, delta, 0,
+                                        MNS_PMNS_MP_KERNEL_GENERIC);
+    MT_CHECK(st == MNS_OK, "chain: %zu bits s=%d n=%d delta=%d refused: %s",
+             mpz_sizeinbase(p, 2), s, n, delta, mns_last_error());
+    if (st != MNS_OK)
+        return;
+    MT_CHECK(c->tight != NULL, "chain: no tight bound: %s", mns_pmns_mp_describe(c));
+    if (want_dgen >= 0)
+        MT_CHECK(want_dgen ? c->delta_gen >= 1 : c->delta_gen == 0,
+                 "chain: delta_gen %d, expected %s: %s", c->delta_gen, want_dgen ? ">= 1" : "0",
+                 mns_pmns_mp_describe(c));
+    const int nn = c->n;
+    MT_CHECK(nn <= 64, "chain: n = %d > 64", nn);
+    const size_t L = c->limbs;
+    uint64_t *e[CH_SLOTS], *x = calloc(L, 8), *y = calloc(L, 8);
+    mpz_t v[CH_SLOTS], co[64], vx, vy, got;
+    mpz_inits(vx, vy, got, NULL);
+    for (int i = 0; i < nn && i < 64; i++)
+        mpz_init(co[i]);
+    for (int q = 0; q < CH_SLOTS; q++) {
+        e[q] = calloc(L, 8);
+        mpz_init(v[q]);
+        for (int i = 0; i < nn && nn <= 64; i++) {
+            mpz_set(co[i], c->tight[i]);
+            if ((q == 1 && i > 0 && c->lambda < 0) || q == 2)
+                mpz_neg(co[i], co[i]); /* q 0: +B, 1: the worst pattern, 2: -B */
+            if (q >= 3) { /* random in [-B_i, B_i] */
+                mpz_add_ui(got, c->tight[i], 1);
+                mpz_urandomm(co[i], mt_rand, got);
+                if (gmp_urandomb_ui(mt_rand, 1))
+                    mpz_neg(co[i], co[i]);
+            }
+        }
+        if (q < 5)
+            dl_set(c, e[q], co);
+        else { /* a set_mpz output */
+            mpz_urandomm(got, mt_rand, p);
+            mns_pmns_mp_set_mpz_var(c, e[q], got);
+        }
+        mns_pmns_mp_get_mpz_var(c, v[q], e[q]);
+        MT_CHECK(dl_tight(c, e[q], 0), "chain: start slot %d not tight", q);
+    }
+    long bad = 0;
+    for (int it = 0; it < steps && bad < 5; it++) {
+        for (int side = 0; side < 2; side++) {
+            uint64_t *t = side ? y : x;
+            mpz_ptr vt = side ? vy : vx;
+            int q = (int)gmp_urandomm_ui(mt_rand, CH_SLOTS);
+            memcpy(t, e[q], L * 8);
+            mpz_set(vt, v[q]);
+            for (int d = 0; d < delta; d++) {
+                q = (int)gmp_urandomm_ui(mt_rand, CH_SLOTS);
+                if (gmp_urandomb_ui(mt_rand, 1)) {
+                    mns_pmns_mp_sub(c, t, t, e[q]);
+                    mpz_sub(vt, vt, v[q]);
+                } else {
+                    mns_pmns_mp_add(c, t, t, e[q]);
+                    mpz_add(vt, vt, v[q]);
+                }
+            }
+        }
+        const int op = (int)gmp_urandomm_ui(mt_rand, 4), dst = (int)gmp_urandomm_ui(mt_rand, CH_SLOTS);
+        if (op <= 1) {
+            mns_pmns_mp_mul(c, e[dst], x, y);
+            mpz_mul(v[dst], vx, vy);
+        } else if (op == 2) {
+            mns_pmns_mp_sqr(c, e[dst], x);
+            mpz_mul(v[dst], vx, vx);
+        } else {
+            mns_pmns_mp_reduce(c, e[dst], x);
+            mpz_set(v[dst], vx);
+        }
+        mpz_mod(v[dst], v[dst], p);
+        mns_pmns_mp_get_mpz_var(c, got, e[dst]);
+        int ok = mpz_cmp(got, v[dst]) == 0 && dl_tight(c, e[dst], 0);
+        bad += !ok;
+        MT_CHECK(ok, "chain: %s step %d op %d", mns_pmns_mp_describe(c), it, op);
+        if (!ok)
+            mpz_set(v[dst], got);
+    }
+    printf("  chain %5d steps %s: %s\n", steps, mns_pmns_mp_describe(c), bad ? "FAIL" : "ok");
+    fflush(stdout);
+    for (int q = 0; q < CH_SLOTS; q++) {
+        free(e[q]);
+        mpz_clear(v[q]);
+    }
+    for (int i = 0; i < nn && i < 64; i++)
+        mpz_clear(co[i]);
+    mpz_clears(vx, vy, got, NULL);
+    free(x), free(y);
     mns_pmns_mp_free(c);
 }
 
@@ -283,15 +403,15 @@ int main(void)
         check("pmns-mp-ifma:s=2,base=8,delta=2", p, 10, 1000, 2);
     }
     /* the portable kernel's compiled instances (mp_generic_fi.c: n=6 s=3
-     * 3/b2, n=9 s=2 unsplit at 1024 bits, n=12 s=3 3/b4 at 2048 (delta = 0),
-     * n=9 s=4 3/b3 at 2048 (the delta = 1 default), n=9 s=6 3/b3 at 3072,
-     * n=12 s=6 2x2/b3 at 4096, n=18 s=6 3/b6 at 6144 (delta = 0), n=24 s=5
-     * 2x3/b4 at 6144 (delta = 1), n=24 s=6
-     * 2x3/b4 at 8192: the defaults; with the default delta = 1 the
-     * generator refuses n=12 s=3 at 2048 and n=18 s=6 at 6144 on these
-     * primes, so those run at delta=0 here), loose operands included, on
-     * mns-bench's primes (the generator's sets at a given n, s depend on p:
-     * these are the ones the benchmarks time) */
+     * 3/b2, n=9 s=2 unsplit at 1024 bits, n=12 s=3 3/b4 at 2048, n=9 s=4
+     * 3/b3 at 2048, n=9 s=6 3/b3 at 3072, n=12 s=6 2x2/b3 at 4096, n=18 s=6
+     * 3/b6 at 6144, n=24 s=5 2x3/b4 at 6144, n=24 s=6 2x3/b4 at 8192: the
+     * defaults at delta = 0 and, since the tight bound of mp_backend.c, at
+     * delta = 1 too (the delta = 0 sets of n=12 s=3 at 2048 and n=18 s=6 at
+     * 6144 are proven for delta = 1 on these primes; n=9 s=4 and n=24 s=5
+     * are the delta = 1 shapes where that proof fails), loose operands
+     * included, on mns-bench's primes (the generator's sets at a given n, s
+     * depend on p: these are the ones the benchmarks time) */
     static const struct {
         unsigned bits;
         const char *spec;
@@ -304,6 +424,7 @@ int main(void)
         {6144, "pmns-mp:n=18,s=6,delta=0"}, {6144, "pmns-mp:n=24,s=5"},
         {8192, "pmns-mp:n=24,s=6"},
         {8192, "pmns-mp:n=24,s=6,delta=0"},
+        {2048, "pmns-mp:n=12,s=3"},        {6144, "pmns-mp:n=18,s=6"},
     };
     for (size_t i = 0; i < sizeof inst / sizeof *inst; i++)
         for (unsigned t = 0; t < mb_prime_table_len; t++)
@@ -311,6 +432,42 @@ int main(void)
                 mpz_set_str(p, mb_prime_table[t].hex, 16);
                 check_r(inst[i].spec, p, 20, 1000, 2, 0);
             }
+    /* the tight bound in long chains (delta 1 and 2, elements at the
+     * bound), on mns-bench's primes: delta = 1 takes the delta = 0 set at
+     * 2048 (n=12 s=3) and 6144 (n=18 s=6); at 1024 bits the delta = 0 set
+     * (n=6 s=3 k=59) fails the check and the backend falls back to the
+     * delta = 1 set (k=60); delta = 3 never fits the delta = 0 set (forced
+     * fallback); n=9 s=2 (k=61) has no set for delta = 1 at all */
+    static const struct {
+        unsigned bits;
+        int s, n, delta, want_dgen, steps;
+    } ch[] = {
+        {1024, 0, 0, 1, 1, 1500},  {1024, 3, 6, 0, 0, 1500}, {2048, 0, 0, 1, 0, 1500},
+        {2048, 0, 0, 2, -1, 1000}, {2048, 0, 0, 3, 1, 500},  {6144, 0, 0, 1, 0, 400},
+    };
+    for (size_t i = 0; i < sizeof ch / sizeof *ch; i++)
+        for (unsigned t = 0; t < mb_prime_table_len; t++)
+            if (mb_prime_table[t].bits == ch[i].bits) {
+                mpz_set_str(p, mb_prime_table[t].hex, 16);
+                check_chain(p, ch[i].s, ch[i].n, ch[i].delta, ch[i].want_dgen,
+                            (int)(ch[i].steps * mt_scale()));
+            }
+    for (unsigned t = 0; t < mb_prime_table_len; t++)
+        if (mb_prime_table[t].bits == 1024) {
+            mns_pmns_mp *c = NULL;
+            mpz_set_str(p, mb_prime_table[t].hex, 16);
+            mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_S64, 2, 9, 1, 0,
+                                                MNS_PMNS_MP_KERNEL_GENERIC);
+            MT_CHECK(st == MNS_ENOTSUP, "n=9 s=2 delta=1 at 1024 bits accepted: %s",
+                     c ? mns_pmns_mp_describe(c) : "?");
+            printf("  n=9 s=2 delta=1, 1024 bits: %s\n", st == MNS_ENOTSUP ? "refused (ok)" : "FAIL");
+            mns_pmns_mp_free(c);
+        }
+    /* random primes: the default at delta 1 and 2 */
+    for (int r = 0; r < 3; r++) {
+        mt_modulus(p, r == 2 ? 1536 : 2048, MT_MOD_PRIME);
+        check_chain(p, 0, 0, 1 + (r == 1), -1, (int)(600 * mt_scale()));
+    }
     /* the fused split at 6144 bits (mns-bench's prime: s=6 n=23, one 3-way
      * level) at the delta limit: delta=2 takes k = 48, which only the exact
      * bound of its leaf entries admits (the growth bound stopped at 47) */

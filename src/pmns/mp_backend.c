@@ -12,6 +12,7 @@
 #include "core/cpu.h"
 #include "core/error.h"
 #include "mns_pmns_mp.h"
+#include "gen/gen.h"
 #include "pmns/mp_ctx.h"
 #include "pmns/get_words.h"
 
@@ -73,14 +74,27 @@ static mns_status represent(const mns_pmns_mp_ctx *c, uint64_t *r, const mpz_t x
     return st;
 }
 
+/* S64: the raw value a phi^2 is represented (|y_i| < rho) and divided by phi
+ * with one Montgomery product by the constant polynomial 1, so set_mpz's
+ * output has the bound of a product's output (about N_i / 2, see
+ * tight_bounds), not only |a_i| < rho. U52 (and S64 while the context is
+ * built, before the kernel exists): the representation of a phi itself. */
 mns_status mns_pmns_mp_set_mpz_var(const mns_pmns_mp *c, uint64_t *r, const mpz_t a)
 {
     mpz_t t;
     mpz_init(t);
     mpz_mod(t, a, c->p);
-    mpz_mul_2exp(t, t, mns_pmns_params_phi_log2(c->P)); /* Montgomery domain */
+    mpz_mul_2exp(t, t, mns_pmns_params_phi_log2(c->P) * (c->unit ? 2 : 1)); /* Montgomery */
     mpz_mod(t, t, c->p);
-    mns_status st = represent(c, r, t);
+    mns_status st;
+    if (c->unit) {
+        uint64_t *y = malloc(c->limbs * sizeof *y);
+        st = y ? represent(c, y, t) : mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        if (st == MNS_OK)
+            c->mul(c, r, y, c->unit);
+        free(y);
+    } else
+        st = represent(c, r, t);
     mpz_clear(t);
     return st;
 }
@@ -151,6 +165,12 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->moff);
     free(c->aoff);
     free(c->one);
+    free(c->unit);
+    if (c->tight) {
+        for (int i = 0; i < c->n; i++)
+            mpz_clear(c->tight[i]);
+        free(c->tight);
+    }
     free(c->zero_z);
     free(c->words);
     free(c->gw_pow);
@@ -169,17 +189,8 @@ static int closure_ok(const mns_pmns_params *P, const mpz_t La, const mpz_t Lb)
 {
     mpz_t l, r, q;
     mpz_inits(l, r, q, NULL);
-    unsigned k = mns_pmns_params_chunk_bits(P);
-    int s = mns_pmns_params_s(P);
-    if (mns_pmns_params_word(P) == MNS_PMNS_WORD_U52) {
-        mpz_set_ui(q, 0);
-        mpz_setbit(q, (mp_bitcnt_t)s * k);
-        mpz_sub_ui(q, q, 1);
-    } else {
-        mpz_set_ui(q, 0);
-        for (int i = 0; i < s; i++)
-            mpz_setbit(q, (mp_bitcnt_t)i * k + k - 1);
-    }
+    mns_pmns_qmax(q, mns_pmns_params_word(P), mns_pmns_params_s(P),
+                  mns_pmns_params_chunk_bits(P));
     mpz_mul(l, La, Lb);
     mpz_mul_ui(l, l, mns_pmns_params_w(P));
     mpz_addmul(l, q, mns_pmns_params_norm1(P));
@@ -214,15 +225,8 @@ static int closure_one_ok(const mns_pmns_mp_ctx *c, const mpz_t La)
         if (mpz_cmp(row, W) > 0)
             mpz_set(W, row);
     }
-    unsigned k = mns_pmns_params_chunk_bits(c->P);
-    int s = mns_pmns_params_s(c->P);
-    mpz_set_ui(q, 0);
-    if (mns_pmns_params_word(c->P) == MNS_PMNS_WORD_U52) {
-        mpz_setbit(q, (mp_bitcnt_t)s * k);
-        mpz_sub_ui(q, q, 1);
-    } else
-        for (int i = 0; i < s; i++)
-            mpz_setbit(q, (mp_bitcnt_t)i * k + k - 1);
+    mns_pmns_qmax(q, mns_pmns_params_word(c->P), mns_pmns_params_s(c->P),
+                  mns_pmns_params_chunk_bits(c->P));
     mpz_mul(l, La, W);
     mpz_addmul(l, q, mns_pmns_params_norm1(c->P));
     mpz_set_ui(r, 0);
@@ -240,6 +244,180 @@ static double log2_mpz(const mpz_t x)
     long e;
     double d = mpz_get_d_2exp(&e, x);
     return (double)e + log2(fabs(d));
+}
+
+/* ---- the tight bound of S64 elements (docs/pmns-mp.md "Tight bound") ------
+ *
+ * Every S64 producer of a tight element ends with a Montgomery product
+ * (Alg. 3): mul, sqr, reduce = mul(a, one), set_mpz = mul(y, 1) with |y_i| <
+ * rho, and so one, set_words (a product last) and powm. Its output is C =
+ * (A B mod E + Q M mod E) / phi exactly, with |q_j| <= Qmax (centred CIOS
+ * digits), so coefficient i obeys
+ *   |c_i| <= floor((P_i + Qmax N_i) / phi),
+ *   P_i = sum_(j<=i) |a_j| |b_(i-j)| + |lambda| sum_(j>i) |a_j| |b_(n+i-j)|,
+ *   N_i = sum_(d<=i) |m_d| + |lambda| sum_(d>i) |m_d|     (N_0 = N).
+ * The generator's closure takes |a_j|, |b_j| <= (delta+1)(rho-1) and the
+ * largest row (w, N), so it proves |c_i| < rho. But the outputs are about
+ * Qmax N_i / phi ~ N_i / 2 <= rho / 2 (rho = N on these sets): a vector
+ * B with
+ *   (mul)    P_i((delta+1) B, (delta+1) B) + Qmax N_i < phi (B_i + 1),
+ *   (reduce) P_i(max(delta+1, 2) B, |one|) + Qmax N_i < phi (B_i + 1),
+ *   (set)    rho - 1 + Qmax N_i < phi (B_i + 1),   B_i <= rho - 1
+ * is an invariant: if every tight element has |a_i| <= B_i, so has every
+ * output, for operands that are sums or differences of delta + 1 of them.
+ * That is about 1-1.5 bits of phi cheaper than (delta+1)(rho-1) with w for
+ * delta = 1 (the per-coefficient bounds fall from N_0 / 2 to about
+ * N_(n-1) / 2 ~ N / (2 |lambda|), and the largest P_i pairs large with small
+ * bounds), which is what lets delta = 1 use the set delta = 0 gets on many
+ * primes. B is found as the least fixed point of the map in floating point
+ * (scaled by N), raised by 2^-30 (then 2^-20, ...), and the three conditions
+ * are checked on it with exact integers (GMP): the float only proposes. */
+
+/* P_i for coefficient bounds x, y (doubles) */
+static double prod_bound_d(const double *x, const double *y, int n, double lam, int i)
+{
+    double lo = 0, hi = 0;
+    for (int j = 0; j <= i; j++)
+        lo += x[j] * y[i - j];
+    for (int j = i + 1; j < n; j++)
+        hi += x[j] * y[n + i - j];
+    return lo + lam * hi;
+}
+
+/* out <- P_i for coefficient bounds x, y (exact) */
+static void prod_bound(mpz_t out, mpz_t tmp, const mpz_t *x, const mpz_t *y, int n,
+                       unsigned long lam, int i)
+{
+    mpz_set_ui(out, 0);
+    mpz_set_ui(tmp, 0);
+    for (int j = 0; j <= i; j++)
+        mpz_addmul(out, x[j], y[i - j]);
+    for (int j = i + 1; j < n; j++)
+        mpz_addmul(tmp, x[j], y[n + i - j]);
+    mpz_addmul_ui(out, tmp, lam);
+}
+
+/* x / y as a double, for operands of any size */
+static double mpz_ratio(const mpz_t x, const mpz_t y)
+{
+    if (mpz_sgn(x) == 0)
+        return 0;
+    long ex, ey;
+    double dx = mpz_get_d_2exp(&ex, x), dy = mpz_get_d_2exp(&ey, y);
+    return ldexp(dx / dy, (int)(ex - ey));
+}
+
+/* Finds and checks B (c->tight); 1 if it holds. Needs c->one. */
+static int tight_bounds(mns_pmns_mp_ctx *c)
+{
+    const int n = c->n;
+    const unsigned long lam = (unsigned long)labs(c->lambda);
+    const unsigned long dm = (unsigned long)c->delta + 1, dr = dm > 2 ? dm : 2;
+    const unsigned h = mns_pmns_params_phi_log2(c->P);
+    mpz_srcptr rho = mns_pmns_params_rho(c->P), N = mns_pmns_params_norm1(c->P);
+    mpz_t *v = malloc(sizeof(mpz_t) * (size_t)n * 4); /* N_i, |one_i|, B_i, scratch */
+    double *d = malloc(sizeof(double) * (size_t)n * 5);
+    if (!v || !d) {
+        free(v);
+        free(d);
+        return 0;
+    }
+    mpz_t *Ni = v, *o = v + n, *B = v + 2 * n;
+    for (int i = 0; i < 4 * n; i++)
+        mpz_init(v[i]);
+    mpz_t q, phi, lhs, rhs, t, rm1;
+    mpz_inits(q, phi, lhs, rhs, t, rm1, NULL);
+    mns_pmns_qmax(q, MNS_PMNS_WORD_S64, c->s, (unsigned)c->k);
+    mpz_setbit(phi, h);
+    mpz_sub_ui(rm1, rho, 1);
+    for (int i = 0; i < n; i++) {
+        for (int dd = 0; dd < n; dd++) {
+            mpz_abs(t, mns_pmns_params_m(c->P, dd));
+            if (dd > i)
+                mpz_mul_ui(t, t, lam);
+            mpz_add(Ni[i], Ni[i], t);
+        }
+        coef_value(o[i], c, c->one, i);
+        mpz_abs(o[i], o[i]);
+    }
+    /* floats scaled by N: y = B / N; P_i(B, B) / phi = (N / phi) P_i(y, y) N */
+    double *y = d, *ny = d + n, *beta = d + 2 * n, *og = d + 3 * n, *rs = d + 4 * n;
+    const double a = mpz_ratio(N, phi), ymax = mpz_ratio(rho, N), lamd = (double)lam;
+    const double qphi = mpz_ratio(q, phi);
+    mpz_mul_2exp(t, N, h);
+    const double rphin = mpz_ratio(rm1, t); /* (rho - 1) / (phi N) */
+    for (int i = 0; i < n; i++) {
+        beta[i] = qphi * mpz_ratio(Ni[i], N);
+        og[i] = mpz_ratio(o[i], phi);
+        rs[i] = beta[i] + rphin;
+        y[i] = rs[i];
+    }
+    /* monotone from below to the least fixed point; 1e-14: a few ulps (the
+     * margins below cover the rest); slow convergence near the critical
+     * point stops at 4000 steps and is left to the margins and the check */
+    int ok = 1;
+    for (int it = 0; it < 4000; it++) {
+        double change = 0;
+        for (int i = 0; i < n; i++) {
+            double m1 = (double)(dm * dm) * a * prod_bound_d(y, y, n, lamd, i) + beta[i];
+            double m2 = (double)dr * prod_bound_d(y, og, n, lamd, i) + beta[i];
+            ny[i] = fmax(rs[i], fmax(m1, m2));
+            ok &= ny[i] <= ymax * (1 + 0x1p-20); /* the clamp and the check decide */
+            change = fmax(change, (ny[i] - y[i]) / ny[i]);
+        }
+        memcpy(y, ny, sizeof(double) * (size_t)n);
+        if (!ok || change < 1e-14)
+            break;
+    }
+    for (int e = 30; ok && e >= 6; e -= e > 10 ? 10 : 2) {
+        int good = 1;
+        for (int i = 0; i < n; i++) {
+            /* B_i = min(floor(y_i (1 + 2^-e) N) + 1, rho - 1): where the old
+             * closure holds, B = rho - 1 is itself an invariant, so the
+             * clamp keeps every set the old check accepted */
+            mpz_set_d(t, ldexp(y[i] * (1 + ldexp(1, -e)), 62));
+            mpz_mul(B[i], t, N);
+            mpz_fdiv_q_2exp(B[i], B[i], 62);
+            mpz_add_ui(B[i], B[i], 1);
+            if (mpz_cmp(B[i], rm1) > 0)
+                mpz_set(B[i], rm1);
+        }
+        for (int i = 0; good && i < n; i++) {
+            mpz_add_ui(rhs, B[i], 1);
+            mpz_mul_2exp(rhs, rhs, h);
+            mpz_mul(t, q, Ni[i]);
+            /* (set) */
+            mpz_add(lhs, t, rm1);
+            good &= mpz_cmp(lhs, rhs) < 0;
+            /* (mul) */
+            prod_bound(lhs, v[3 * n], B, B, n, lam, i);
+            mpz_mul_ui(lhs, lhs, dm * dm);
+            mpz_add(lhs, lhs, t);
+            good &= mpz_cmp(lhs, rhs) < 0;
+            /* (reduce) */
+            prod_bound(lhs, v[3 * n], B, o, n, lam, i);
+            mpz_mul_ui(lhs, lhs, dr);
+            mpz_add(lhs, lhs, t);
+            good &= mpz_cmp(lhs, rhs) < 0;
+        }
+        if (good) {
+            c->tight = malloc(sizeof(mpz_t) * (size_t)n);
+            if (c->tight) {
+                for (int i = 0; i < n; i++)
+                    mpz_init_set(c->tight[i], B[i]);
+                mpz_add_ui(t, B[0], 1);
+                c->tight0_bits = (int)mpz_sizeinbase(t, 2) - 1;
+            }
+            break;
+        }
+    }
+    ok = c->tight != NULL;
+    mpz_clears(q, phi, lhs, rhs, t, rm1, NULL);
+    for (int i = 0; i < 4 * n; i++)
+        mpz_clear(v[i]);
+    free(v);
+    free(d);
+    return ok;
 }
 
 /* Z for u52 subtraction: C - Cbar, C = (K, ..., K), Cbar a tight
@@ -396,14 +574,11 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         mpz_mul_ui(La, Lb, (unsigned long)(c->delta > 1 ? c->delta + 1 : 2));
     /* normalised digits: k bits, the top one as large as La / 2^(k(s-1)) */
     double lg_dl = fmax((double)k, log2_mpz(La) - (double)k * (s - 1) + 1);
-    {
+    if (c->u52) { /* S64: tight_bounds below, once the kernel exists */
         mpz_t Ll;
         mpz_init(Ll);
-        if (c->u52) {
-            mpz_mul_ui(Ll, zmax, (unsigned long)c->delta);
-            mpz_add(Ll, Ll, Lb);
-        } else
-            mpz_mul_ui(Ll, Lb, (unsigned long)c->delta + 1);
+        mpz_mul_ui(Ll, zmax, (unsigned long)c->delta);
+        mpz_add(Ll, Ll, Lb);
         /* Montgomery 1 (a tight representation of phi mod p) first: its
          * exact row sums bound reduce's product */
         mpz_set_ui(t, 1);
@@ -414,6 +589,8 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
             st = MNS_ERANGE; /* the caller regenerates with a larger delta */
             goto out;
         }
+        /* a chunk below 2^(rho_bits - 1) <= rho is tight */
+        c->tight0_bits = (int)mns_pmns_params_rho_bits(c->P) - 1;
     }
     /* M digits */
     uint64_t *md = calloc(c->limbs, sizeof *md), *mp0 = calloc((size_t)n, sizeof *mp0);
@@ -499,6 +676,20 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         c->sqr = mns_pmns_mp_sqr_generic;
         c->kernel = "generic";
     }
+    if (!c->u52) {
+        /* set_mpz ends with a product by 1 from here on; one, then the
+         * tight bound (its reduce condition uses one's coefficients) */
+        if (!(c->unit = calloc(c->limbs, sizeof *c->unit))) {
+            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+            goto out;
+        }
+        c->unit[0] = 1;
+        mpz_set_ui(t, 1);
+        if (mns_pmns_mp_set_mpz_var(c, c->one, t) != MNS_OK || !tight_bounds(c)) {
+            st = MNS_ERANGE; /* the caller regenerates with a larger delta */
+            goto out;
+        }
+    }
     st = mns_pmns_mp_words_prepare(c);
 out:
     mpz_clears(t, La, Lb, zmax, NULL);
@@ -541,8 +732,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     /* the generator's delta: ours covers what add/sub/reduce produce; a set
      * whose phi leaves no room for it is regenerated with a larger one. u52:
      * a loose operand reaches rho - 1 + delta zmax with zmax about 1.1-1.3
-     * rho (make_z), so (dgen + 1) rho with dgen about 1.25 delta */
-    int dgen = word == MNS_PMNS_WORD_U52 ? (5 * delta + 2) / 4 : delta;
+     * rho (make_z), so (dgen + 1) rho with dgen about 1.25 delta. s64: the
+     * delta = 0 set first (tight_bounds proves delta = 1 on it when phi has
+     * the room), and the delta set if not */
+    int dgen = word == MNS_PMNS_WORD_U52 ? (5 * delta + 2) / 4 : 0;
     mns_status st = MNS_ENOTSUP;
     /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
      * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
@@ -652,7 +845,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         }
         if (st != MNS_ERANGE)
             return st;
-        dgen++;
+        /* S64 starts from the delta = 0 set, which tight_bounds often
+         * proves for delta = 1; else the set generated for delta itself
+         * (the generator's closure with (delta+1)(rho-1)), then larger */
+        dgen = word == MNS_PMNS_WORD_S64 && dgen < delta ? delta : dgen + 1;
     }
     return mns_error(MNS_ENOTSUP, "pmns-mp: no parameter set leaves room for delta=%d", delta);
 }

@@ -7,12 +7,19 @@
  *   The element is A(gamma) * phi^-1 mod p (Montgomery domain, Remark 4).
  *
  * INVARIANTS
- *   tight (set_mpz, mul, sqr, reduce, one):
- *     S64: digits 0..s-2 in [0, 2^k), digit s-1 signed, |a_i| < rho.
+ *   tight (set_mpz, mul, sqr, reduce, one, set_words):
+ *     S64: digits 0..s-2 in [0, 2^k), digit s-1 signed, |a_i| <= B_i =
+ *          tight[i] <= rho - 1: the per-coefficient bound tight_bounds
+ *          (mp_backend.c) proves at creation with exact integers for this
+ *          delta (every Montgomery product of loose operands, reduce and
+ *          set_mpz land in it again). B_i is about N_i / 2 (N_0 = N = rho
+ *          on the generator's sets, N_(n-1) about N / |lambda|), so delta = 1
+ *          often fits the set generated for delta = 0 (delta_gen = 0).
  *     U52: every digit >= 0, digits 0..s-2 < 2^k, 0 <= a_i < rho.
  *   loose (add/sub of tight; mul/sqr/reduce accept it):
  *     S64: digit-wise sums/differences of at most delta+1 tight elements:
- *          |a_i| <= (delta+1)(rho-1), |digit| <= (delta+1) 2^k.
+ *          |a_i| <= (delta+1) B_i, |digit| <= (delta+1) 2^k (reduce: also
+ *          a sum of two when delta = 0).
  *     U52: sub(a, b) = a + Z - b, Z a fixed representation of 0 whose digits
  *          dominate every tight digit (so digits never go negative: IFMA is
  *          unsigned). The subtrahend b must be tight. 0 <= a_i <= loose_max.
@@ -133,6 +140,11 @@ struct mns_pmns_mp_ctx {
     double lg_d;        /* bits of the largest normalised operand digit (build) */
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
+    /* S64: the proven tight bound, |a_i| <= tight[i] (n values, tight_bounds
+     * in mp_backend.c); NULL for U52 (tight there is 0 <= a_i < rho) */
+    mpz_t *tight;
+    int tight0_bits;    /* a coefficient 0 below 2^tight0_bits is tight (set_words) */
+    uint64_t *unit;     /* S64: the constant polynomial 1 (set_mpz's last Montgomery step) */
     uint64_t *zero_z;   /* U52: the Z of sub */
     uint64_t *words;    /* set_words (mp_words.c): G = [2^wbits], P2 = [phi], tight */
     int wbits;          /* bits per chunk of set_words: a constant polynomial stays tight */

@@ -2,9 +2,11 @@
  * of backend.h).
  *
  * A constant polynomial c (coefficient 0 = c, the others 0) is a tight
- * element as soon as 0 <= c < rho, and its digits are bit fields of c, so
+ * element as soon as 0 <= c < 2^tight0_bits (u52: 2^(rho_bits-1) <= rho;
+ * s64: at most B_0 + 1, the proven bound of mp_ctx.h, about N / 2), and its
+ * digits are bit fields of c, so
  * the input enters without a mod-p reduction: cut a into chunks c_j of
- * wbits < log2(rho) bits and run Horner on polynomial values (the "raw"
+ * wbits = tight0_bits bits and run Horner on polynomial values (the "raw"
  * value A(gamma), the element being A(gamma) phi^-1):
  *
  *   A <- C_top;  A <- A G phi^-1 + C_j (G = [2^wbits], raw 2^wbits phi),
@@ -22,8 +24,9 @@
 
 mns_status mns_pmns_mp_words_prepare(mns_pmns_mp_ctx *c)
 {
-    /* chunk < 2^(rho_bits - 1) <= rho; its top digit below 2^k (< 2^63) */
-    int w = (int)mns_pmns_params_rho_bits(c->P) - 1;
+    /* a chunk below 2^tight0_bits is tight as coefficient 0 (mp_ctx.h); its
+     * top digit below 2^k (< 2^63) */
+    int w = c->tight0_bits;
     if (w > c->k * c->s - 1)
         w = c->k * c->s - 1;
     if (w < 1)
