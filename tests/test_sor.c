@@ -350,13 +350,21 @@ static void one_prime(const mpz_t p, const char *name, unsigned chain_len, int h
 }
 
 /* a random prime 2^W - eps with eps of eb bits (eb >= 1) */
-static void pm_prime(mpz_t p, unsigned W, unsigned eb)
+/* p = 2^W - e, e odd with exactly *eb bits. A small *eb leaves few candidates
+ * (2^(*eb - 2)), and for some W none of them is prime (W = 169, eb = 8):
+ * after twice that many draws *eb grows by one, so the loop always ends. */
+static void pm_prime(mpz_t p, unsigned W, unsigned *eb)
 {
     mpz_t e;
     mpz_init(e);
+    unsigned long tries = 0;
     do {
-        mpz_urandomb(e, mt_rand, eb);
-        mpz_setbit(e, eb - 1);
+        if (*eb < 40 && ++tries > (2ul << (*eb - 2))) {
+            (*eb)++;
+            tries = 0;
+        }
+        mpz_urandomb(e, mt_rand, *eb);
+        mpz_setbit(e, *eb - 1);
         mpz_setbit(e, 0);
         mpz_ui_pow_ui(p, 2, W);
         mpz_sub(p, p, e);
@@ -384,7 +392,8 @@ static void refusals(void)
             unsigned k = ifma ? 52 : 63;
             const char *spec = ifma ? "sor-ifma:kernel=generic" : "sor";
             mns_sor_params prm = {.ifma = ifma, .kernel = 0, .N = 0, .delta_min = 1};
-            pm_prime(p, W, 16);
+            unsigned eb16 = 16;
+            pm_prime(p, W, &eb16);
             mns_sor *s = NULL;
             if (mns_sor_new(&s, p, &prm) != MNS_OK) {
                 MT_CHECK(0, "2^%u - small refused: %s", W, mns_last_error());
@@ -397,15 +406,16 @@ static void refusals(void)
             unsigned lb = 0;
             while ((1u << lb) < N)
                 lb++;
-            pm_prime(p, W, W - k - lb + 2);
+            unsigned eb_above = W - k - lb + 2, eb_below = W - k - lb - 2;
+            pm_prime(p, W, &eb_above);
             MT_CHECK(mns_field_new(&f, p, spec) == MNS_ENOTSUP, "%s: %u-bit eps served on %u bits",
-                     spec, W - k - lb + 2, W);
+                     spec, eb_above, W);
             MT_CHECK(strstr(mns_last_error(), "(22)") != NULL, "unclear message: %s",
                      mns_last_error());
-            pm_prime(p, W, W - k - lb - 2);
+            pm_prime(p, W, &eb_below);
             mns_status st = mns_sor_new(&s, p, &prm);
             MT_CHECK(st == MNS_OK, "%s: %u-bit eps on %u bits refused: %s", spec,
-                     W - k - lb - 2, W, mns_last_error());
+                     eb_below, W, mns_last_error());
             if (st == MNS_OK) {
                 MT_CHECK(kappa_cond(s), "(K) fails but served");
                 corrections(s);
@@ -453,7 +463,7 @@ int main(void)
     for (int r = 0; r < 8; r++) {
         unsigned W = 127 + (unsigned)mt_below(521 - 127 + 1);
         unsigned eb = 8 + (unsigned)mt_below(W - 63 - 16);
-        pm_prime(p, W, eb);
+        pm_prime(p, W, &eb);
         char name[64];
         snprintf(name, sizeof name, "2^%u - eps(%u bits)", W, eb);
         one_prime(p, name, r < 2 ? 10000 : 2000, r < 3);
