@@ -98,6 +98,11 @@ void mb_report_header(const mb_run *run, FILE *out)
             "subtracted\n",
             run->tsc_ghz, run->tsc_invariant ? "invariant" : "NOT invariant",
             (unsigned long long)run->overhead);
+    if (mb_tsc_step() > 1)
+        fprintf(out,
+                "           the TSC advances %llu ticks at a time: calls shorter than %llu ticks\n"
+                "           are timed in groups of calls (lfence between them), per call\n",
+                (unsigned long long)mb_tsc_step(), (unsigned long long)(100 * mb_tsc_step()));
     fprintf(out,
             "method:    %s: %u-%u data sets x 1-%u calls (batches of at most %.1f ms) per\n"
             "           implementation, median of per-batch minima; up to %u warm-up calls;\n"
@@ -302,9 +307,10 @@ int mb_report_json(const mb_run *run, const char *path)
     jstr(f, __VERSION__);
     fprintf(f,
             ",\n  \"tsc\": {\"ghz\": %.4f, \"invariant\": %s, \"overhead_ticks_subtracted\": %llu, "
-            "\"unit\": \"TSC ticks per call\"},\n",
+            "\"step\": %llu, \"grouped_below_ticks\": %llu, \"unit\": \"TSC ticks per call\"},\n",
             run->tsc_ghz, run->tsc_invariant ? "true" : "false",
-            (unsigned long long)run->overhead);
+            (unsigned long long)run->overhead, (unsigned long long)mb_tsc_step(),
+            (unsigned long long)(mb_tsc_step() > 1 ? 100 * mb_tsc_step() : 0));
     fprintf(f,
             "  \"method\": {\"mode\": \"%s\", \"max_datasets\": %u, \"min_datasets\": %u, "
             "\"max_batch\": %u, \"max_batch_ms\": %.2f, \"warmup_calls\": %u, \"budget_s\": %.1f, "

@@ -11,7 +11,12 @@
  * The counts are TSC ticks: the TSC runs at a constant (nominal) rate, not at
  * the core clock, which may be faster under turbo. The cost of the
  * measurement itself (an empty call through the same path) is measured once
- * and subtracted. */
+ * and subtracted.
+ *
+ * Where the TSC advances in steps (AMD Zen: 26 ticks, 10 ns), one short call
+ * cannot be timed alone: a call below 100 steps is timed in groups of calls
+ * (an lfence between them) long enough for 100 steps, less the empty group
+ * (mb_batch_min). Where it counts every tick, every call is timed alone. */
 #ifndef MNS_BENCH_TIMING_H
 #define MNS_BENCH_TIMING_H
 
@@ -38,7 +43,10 @@ static inline uint64_t mb_tsc_stop(void)
 /* One timed call: fn(arg). */
 typedef void (*mb_call_fn)(void *arg);
 
-/* Minimum over `batch` calls of the raw ticks of one call (overhead included). */
+/* Minimum over `batch` calls of the raw ticks of one call (overhead included:
+ * mb_net(result, mb_overhead()) is the call's own time). Calls shorter than
+ * 100 TSC steps are timed in groups (about `batch` calls in all, at least 5
+ * groups), the result then per call. */
 uint64_t mb_batch_min(mb_call_fn fn, void *arg, unsigned batch);
 
 /* Runs fn until `calls` calls or `max_ticks` ticks have passed, whichever
@@ -50,6 +58,9 @@ uint64_t mb_warmup(mb_call_fn fn, void *arg, unsigned calls, uint64_t max_ticks)
 uint64_t mb_overhead(void);
 /* raw - overhead, at least 1. */
 uint64_t mb_net(uint64_t raw, uint64_t overhead);
+
+/* The TSC's step: 1, or the ticks it advances by at once (26 on AMD Zen). */
+uint64_t mb_tsc_step(void);
 
 /* TSC rate in GHz measured against CLOCK_MONOTONIC (about 50 ms). */
 double mb_tsc_ghz(void);
