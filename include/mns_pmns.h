@@ -134,6 +134,12 @@ typedef struct mns_pmns_gen_opts {
 #define MNS_PMNS_GEN_SMOOTH_N 1u
 /* Skip the positive-M improvement (U52): keep the paper's 2M - R_k. */
 #define MNS_PMNS_GEN_NO_IMPROVE 2u
+/* Explicit n (opts->n): when the set of the smallest lambda does not fit,
+ * try the next lambdas (|lambda| <= lambda_max) in turn, one LLL each. A
+ * larger lambda costs bits of w and rho, but its lattice can give a smaller
+ * N: about one 1024-bit prime in seven has no n = 8, s = 3 u52 set with its
+ * smallest lambda. */
+#define MNS_PMNS_GEN_LAMBDA_WALK 4u
 
 MNS_API void mns_pmns_gen_opts_init(mns_pmns_gen_opts *o);
 

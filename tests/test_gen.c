@@ -602,6 +602,56 @@ static void test_params_dir(void)
     printf("  params/: %d sets loaded and verified, %d regenerated\n", cnt, regenerated);
 }
 
+/* MNS_PMNS_GEN_LAMBDA_WALK: a 1024-bit prime (found by search, about 1 in
+ * 200) whose smallest lambda for X^8 - lambda gives no u52 set with s = 3,
+ * delta = 1, while a later one (14) does. Without the walk: refused; with
+ * it: a set that verifies, with that lambda, whose regenerate line says so. */
+static void test_lambda_walk(void)
+{
+    mpz_t p;
+    mpz_init_set_str(p,
+                     "faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
+                     "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"
+                     "1bbe08b96257b7e8e983fe62c1da465829c3bb1d9b6378b242f329153199d1eab4496d8af16"
+                     "e4c740761ae33519a6135aa03a706ae5",
+                     16);
+    mns_pmns_gen_opts o;
+    mns_pmns_gen_opts_init(&o);
+    o.word = MNS_PMNS_WORD_U52;
+    o.s = 3;
+    o.n = 8;
+    o.delta = 1;
+    o.toeplitz_adds = 1;
+    o.lambda_max = 64;
+    mns_pmns_params *P = NULL;
+    MT_CHECK(mns_pmns_generate_var(&P, p, &o) == MNS_ENOTSUP, "no walk: a set (lambda %ld)",
+             P ? mns_pmns_params_lambda(P) : 0);
+    mns_pmns_params_free(P);
+    P = NULL;
+    o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+    mns_status st = mns_pmns_generate_var(&P, p, &o);
+    MT_CHECK(st == MNS_OK, "walk: %s", mns_last_error());
+    if (st == MNS_OK) {
+        MT_CHECK(mns_pmns_params_n(P) == 8 && mns_pmns_params_s(P) == 3 &&
+                     mns_pmns_params_lambda(P) == 14,
+                 "walk: n=%d s=%d lambda=%ld", mns_pmns_params_n(P), mns_pmns_params_s(P),
+                 mns_pmns_params_lambda(P));
+        MT_CHECK(mns_pmns_verify_var(P) == MNS_OK, "walk: verify: %s", mns_last_error());
+        char *t = mns_pmns_params_to_string_var(P, NULL);
+        MT_CHECK(t && strstr(t, "--lambda-walk") && strstr(t, "--lambda-max 64"),
+                 "regenerate line: %.200s", t ? t : "(null)");
+        free(t);
+        mns_pmns_params_free(P);
+    }
+    /* the walk stops at lambda_max */
+    o.lambda_max = 13;
+    P = NULL;
+    MT_CHECK(mns_pmns_generate_var(&P, p, &o) == MNS_ENOTSUP, "walk to 13: a set (lambda %ld)",
+             P ? mns_pmns_params_lambda(P) : 0);
+    mns_pmns_params_free(P);
+    mpz_clear(p);
+}
+
 int main(void)
 {
     mt_init("test_gen");
@@ -612,7 +662,8 @@ int main(void)
     } parts[] = {{"n-th roots", test_nroots},   {"X^n-X-1 roots", test_trinomial_roots},
                  {"irreducibility", test_irreducible}, {"E auto", test_eshape_auto},
                  {"bad inputs", test_bad_inputs}, {"progress", test_progress},
-                 {"generate", test_generate},   {"params/", test_params_dir}};
+                 {"generate", test_generate},   {"params/", test_params_dir},
+                 {"lambda walk", test_lambda_walk}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         double t = mns_gen_now();
         parts[i].fn();

@@ -68,7 +68,12 @@ typedef struct genctx {
     int cancelled;
     uint64_t rng;
     double t0;
+    long lambda_after; /* binomial lambdas are tried from the one after this
+                        * (order 1, -1, 2, -2, ...; 0: from the start) */
 } genctx;
+
+/* Position of lambda in the search order 1, -1, 2, -2, ... */
+static long lambda_key(long lambda) { return lambda > 0 ? 2 * lambda : -2 * lambda + 1; }
 
 static int progress(genctx *g, const char *stage, int n, double f)
 {
@@ -698,6 +703,8 @@ static void eval_n_skip(genctx *g, int n, int skip_s, double skip_bits)
     }
     r->state = 1;
     r->ok = 0;
+    r->lambda = 0;
+    r->why[0] = 0;
     r->m = vec_new(n);
     mpz_init(r->gamma);
     mpz_init(r->N);
@@ -720,6 +727,8 @@ static void eval_n_skip(genctx *g, int n, int skip_s, double skip_bits)
                 if (sg < 0 && g->word == MNS_PMNS_WORD_U52)
                     continue;
                 long lam = sg * l;
+                if (g->lambda_after && lambda_key(lam) <= lambda_key(g->lambda_after))
+                    continue;
                 if (!mns_binomial_irreducible(n, lam))
                     continue;
                 mpz_set_si(L, lam);
@@ -1144,14 +1153,28 @@ static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_p
     mpz_t rho;
     mpz_init(rho);
     if (o->n) {
-        eval_n(&g, o->n);
         last = o->n;
         int s_lo = o->s ? o->s : 1, s_hi = o->s ? o->s : (o->s_max ? o->s_max : 6);
-        for (int s = s_lo; s <= s_hi && !best_n; s++)
-            if (fit(&g, o->n, s, &k, rho)) {
-                best_n = o->n;
-                best_s = s;
-            }
+        /* the smallest lambda first; with MNS_PMNS_GEN_LAMBDA_WALK the next
+         * ones while the set does not fit (a larger lambda costs bits of w
+         * and rho, but its lattice may give a smaller N) */
+        for (int walk = 0; !best_n && !g.cancelled; walk++) {
+            eval_n(&g, o->n);
+            for (int s = s_lo; s <= s_hi && !best_n; s++)
+                if (fit(&g, o->n, s, &k, rho)) {
+                    best_n = o->n;
+                    best_s = s;
+                }
+            nres *r = &g.res[o->n];
+            if (best_n || !(o->flags & MNS_PMNS_GEN_LAMBDA_WALK) ||
+                o->eshape != MNS_PMNS_E_BINOMIAL || r->lambda == 0 || walk >= 64)
+                break;
+            g.lambda_after = r->lambda;
+            vec_free(r->m, o->n);
+            mpz_clear(r->gamma);
+            mpz_clear(r->N);
+            r->state = 0;
+        }
     } else if (o->s) {
         best_n = search_n(&g, o->s, &last);
         best_s = o->s;

@@ -114,6 +114,8 @@ char *mns_pmns_params_to_string_var(const mns_pmns_params *P, const char *regene
                 sb_str(&b, " --smooth-n");
             if (o->flags & MNS_PMNS_GEN_NO_IMPROVE)
                 sb_str(&b, " --no-improve");
+            if (o->flags & MNS_PMNS_GEN_LAMBDA_WALK)
+                sb_str(&b, " --lambda-walk");
         } else {
             sb_fmt(&b, " --s %d --delta %d --n %d --e %s", P->s, P->delta, P->n,
                    P->eshape == MNS_PMNS_E_TRINOMIAL ? "trinomial" : "binomial");
