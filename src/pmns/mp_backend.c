@@ -760,6 +760,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         o.word = word;
         o.s = s ? s : s_auto;
         o.n = n;
+        if (n) { /* an explicit n: the next lambdas if the smallest does not fit */
+            o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+            o.lambda_max = 64;
+        }
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = tadds;
         mns_pmns_params *P = NULL;

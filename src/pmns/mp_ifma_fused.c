@@ -250,6 +250,9 @@ static int predict_n(size_t bits, int s, int k)
  * power: s = 3 then lands on n = 9, one coefficient past a vector, which
  * measured 473-488 ticks per product against 213 for the n = 8 of the other
  * primes, where s = 4 gives n = 6 (292-301) and s = 2 n = 12 or 13 (309).
+ * A candidate that misses its predicted n is generated again at that n with
+ * the lambda walk (MNS_PMNS_GEN_LAMBDA_WALK, |lambda| <= 64): most such
+ * primes have a larger lambda that fits n = 8.
  * So the candidates s[0..cnt) (cheapest predicted first) are generated in
  * turn while one could still beat the best real cost so far (a real n is
  * never below the predicted one, within the model's error) and `bar` (a
@@ -273,6 +276,23 @@ static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double
         o.toeplitz_adds = 1;
         mns_pmns_params *P = NULL;
         if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
+            P = NULL;
+        const int want = predict_n(mpz_sizeinbase(p, 2), s[i], 50);
+        if ((!P || mns_pmns_params_n(P) > want) && want <= MP_FAST_NMAX) {
+            /* missed the predicted n: that n with the next lambdas (the
+             * automatic walk takes the smallest lambda of each n, and skips
+             * an n whose lambda the model puts short) */
+            mns_pmns_gen_opts ow = o;
+            ow.n = want;
+            ow.lambda_max = 64;
+            ow.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+            mns_pmns_params *W = NULL;
+            if (mns_pmns_generate_var(&W, p, &ow) == MNS_OK) {
+                mns_pmns_params_free(P);
+                P = W;
+            }
+        }
+        if (!P)
             continue;
         const int n = mns_pmns_params_n(P);
         const double c = n <= MP_FAST_NMAX ? cost_unsplit(s[i], n) : 1e30;
