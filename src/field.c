@@ -85,10 +85,39 @@ static mns_status create_named(mns_field *f, const char *spec)
  * candidate that cannot serve p (no IFMA, p not prime for a PMNS, p not
  * pseudo-Mersenne enough for sor, a backend not built) hands over to the
  * next, and the description says so. Options: op=mul (default: modmul-heavy
- * work) or op=exp (exponentiation). */
+ * work) or op=exp (exponentiation); delta=D, the free additions the caller
+ * needs before a mul (default: each backend's own, at least 1): RSA's
+ * channels, which only multiply, ask delta=0. */
+/* A candidate of "auto" asked for `delta` free additions (< 0: not asked):
+ * the option goes to backends that take one (the PMNS and RNS families size
+ * their parameters by it, and delta = 0 frees bits for callers that only
+ * multiply); a backend without the option, or a row whose spec sets its
+ * own, must report at least `delta` itself. */
+static mns_status create_candidate(mns_field *f, const char *cand, long delta)
+{
+    if (delta < 0)
+        return create_named(f, cand);
+    mns_status st = MNS_EINVAL;
+    if (!strstr(cand, "delta=")) {
+        char spec[MNS_BACKEND_NAME_MAX + 128];
+        snprintf(spec, sizeof spec, "%s%sdelta=%ld", cand, strchr(cand, ':') ? "," : ":", delta);
+        st = create_named(f, spec);
+    }
+    if (st == MNS_EINVAL) /* the backend has no delta option */
+        st = create_named(f, cand);
+    if (st == MNS_OK && f->inst.delta < delta) {
+        const int own = f->inst.delta;
+        if (f->inst.ops && f->inst.ops->destroy)
+            f->inst.ops->destroy(f->inst.ctx);
+        memset(&f->inst, 0, sizeof f->inst);
+        st = mns_error(MNS_ENOTSUP, "%s: delta %d below the %ld asked", cand, own, delta);
+    }
+    return st;
+}
+
 static mns_status create_auto(mns_field *f, const char *spec)
 {
-    static const char *const allowed[] = {"op", NULL};
+    static const char *const allowed[] = {"op", "delta", NULL};
     char name[MNS_BACKEND_NAME_MAX];
     mns_opts opts;
     mns_status st = mns_opts_parse(spec, name, &opts);
@@ -100,6 +129,9 @@ static mns_status create_auto(mns_field *f, const char *spec)
     mns_tune_op op = MNS_TUNE_MUL;
     if (opname && mns_tune_op_parse(opname, &op) != MNS_OK)
         return mns_error(MNS_EINVAL, "auto: op=%s is neither mul nor exp", opname);
+    long delta = -1;
+    if ((st = mns_opts_get_long(&opts, "auto", "delta", 0, 255, &delta)) != MNS_OK)
+        return st;
 
     mns_tune_choice *ch = malloc(sizeof *ch);
     if (!ch)
@@ -108,22 +140,25 @@ static mns_status create_auto(mns_field *f, const char *spec)
         free(ch);
         return st;
     }
-    char refused[160] = "";
+    char refused[160] = "", opd[40];
     size_t nref = 0;
+    snprintf(opd, sizeof opd, "%s", op == MNS_TUNE_MUL ? "mul" : "exp");
+    if (delta >= 0)
+        snprintf(opd + 3, sizeof opd - 3, " delta=%ld", delta);
     for (size_t i = 0; i <= ch->n; i++) {
         const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;
         const char *cand = r ? r->spec : "mont";
-        st = create_named(f, cand);
+        st = create_candidate(f, cand, delta);
         if (st == MNS_OK) {
             char why[320];
             if (r)
                 snprintf(why, sizeof why, "op=%s table=%s line %u: %s %s %zu-%zu bits, margin %.2f",
-                         op == MNS_TUNE_MUL ? "mul" : "exp", ch->table, r->line,
+                         opd, ch->table, r->line,
                          r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any", cand, r->lo, r->hi,
                          r->margin);
             else
                 snprintf(why, sizeof why, "op=%s table=%s: %s, mont closes the list",
-                         op == MNS_TUNE_MUL ? "mul" : "exp", ch->table,
+                         opd, ch->table,
                          ch->n ? "every row refused p" : "no row for this size");
             snprintf(f->describe, sizeof f->describe, "%s auto=\"%s%s%s\"", f->inst.describe, why,
                      nref ? "; refused: " : "", refused);

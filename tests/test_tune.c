@@ -196,6 +196,59 @@ static void test_lookup(void)
     mpz_clear(p);
 }
 
+/* auto:delta=D: the option reaches a backend that takes one (pmns-mp: the
+ * delta reported is the one asked), a backend without it must report at
+ * least D itself (mont), and the field holds D additions before a product. */
+static void test_delta(void)
+{
+    mpz_t p, a, b, ref, r;
+    mpz_inits(p, a, b, ref, r, NULL);
+    mt_modulus(p, 512, MT_MOD_PRIME);
+    static const char *const tables[] = {HEAD "row mul any 2-1000 pmns-mp 1.00\n",
+                                         HEAD "row mul any 2-1000 mont:kernel=generic 1.00\n"};
+    for (int t = 0; t < 2; t++) {
+        MT_CHECK(mns_tune_set_text(tables[t], "delta-table") == MNS_OK, "set: %s", mns_last_error());
+        for (int delta = 0; delta <= 3; delta += 3) {
+            char spec[32], want[32];
+            snprintf(spec, sizeof spec, "auto:delta=%d", delta);
+            snprintf(want, sizeof want, "op=mul delta=%d ", delta);
+            expect_auto(spec, p, t ? "mont " : "pmns-mp ", want, "line 4");
+            mns_field *f = NULL;
+            if (mns_field_new(&f, p, spec) != MNS_OK)
+                continue;
+            MT_CHECK(t ? mns_field_delta(f) >= delta : mns_field_delta(f) == delta,
+                     "%s: delta %d", spec, mns_field_delta(f));
+            /* delta additions, then a product: right mod p */
+            size_t n = mns_field_limbs(f);
+            uint64_t *x = calloc(3 * n, sizeof *x);
+            mpz_set_ui(ref, 0);
+            for (int i = 0; i <= delta; i++) {
+                mpz_urandomm(a, mt_rand, p);
+                mpz_add(ref, ref, a);
+                mns_field_set_mpz(f, x + n, a);
+                if (i == 0)
+                    memcpy(x, x + n, n * sizeof *x);
+                else
+                    mns_field_add(f, x, x, x + n);
+            }
+            mpz_urandomm(b, mt_rand, p);
+            mns_field_set_mpz(f, x + n, b);
+            mns_field_mul(f, x + 2 * n, x, x + n);
+            mns_field_get_mpz(f, r, x + 2 * n);
+            mpz_mul(ref, ref, b);
+            mpz_mod(ref, ref, p);
+            MT_CHECK(mpz_cmp(r, ref) == 0, "%s: %d additions then a product wrong", spec, delta);
+            free(x);
+            mns_field_free(f);
+        }
+    }
+    mns_field *f = NULL;
+    MT_CHECK(mns_field_new(&f, p, "auto:delta=256") == MNS_EINVAL, "delta=256 taken");
+    MT_CHECK(mns_field_new(&f, p, "auto:delta=-1") == MNS_EINVAL, "delta=-1 taken");
+    MT_CHECK(mns_field_new(&f, p, "auto:delta=x") == MNS_EINVAL, "delta=x taken");
+    mpz_clears(p, a, b, ref, r, NULL);
+}
+
 static void test_file(void)
 {
     char path[] = "/tmp/mns-tune-test-XXXXXX";
@@ -286,6 +339,7 @@ int main(int argc, char **argv)
     test_parser();
     test_form();
     test_lookup();
+    test_delta();
     test_file();
     test_shipped();
     return mt_finish();
