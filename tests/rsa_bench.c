@@ -5,6 +5,8 @@
  * signatures, the minimum of each batch, the median of those minima.
  *
  * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q] [-n]
+ *        mns-rsa-bench -K keys [--bits B] [--seed S]: random 2-prime keys,
+ *        mns auto against EVP_PKEY_sign key by key (the spread over keys)
  *   -s may be repeated (default: auto, mont, pmns-ifma, rns-ifma; specs that
  *   cannot serve a key are reported and skipped). -q: the small keys only.
  *   At the end, tests/rsa_cryptography_bench.py times the `cryptography`
@@ -46,6 +48,12 @@ static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 /* ticks: the minimum over one batch of reps calls */
@@ -237,12 +245,106 @@ static double entry_share(const mns_rsa *key)
     return ch > 0 ? (ch - pw) / ch : 0;
 }
 
+/* ---- random keys (-K) ---- */
+
+/* The channels' backend and (n, s) for one line, from the describe text:
+ * "pmns-mp-ifma n=8 s=3 | rns-ifma n=24" */
+static void channel_shapes(const mns_rsa *key, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = 0;
+    for (const char *d = strstr(mns_rsa_describe(key), "\n ch"); d && off < len;
+         d = strstr(d + 1, "\n ch")) {
+        const char *q = strstr(d, "entry=");
+        if (!q || !(q = strchr(q, ' ')))
+            break;
+        q++;
+        char be[32] = "", n[16] = "", sw[16] = "";
+        sscanf(q, "%31s", be);
+        const char *qn = strstr(q, " n="), *qs = strstr(q, " s="), *eol = strchr(q, '\n');
+        if (qn && (!eol || qn < eol))
+            sscanf(qn + 1, "%15s", n);
+        if (qs && (!eol || qs < eol))
+            sscanf(qs + 1, "%15s", sw);
+        off += (size_t)snprintf(buf + off, len - off, "%s%s %s %s", off ? " | " : "", be, n, sw);
+    }
+}
+
+/* -K N: N random keys of `bits` bits and 2 primes (seeded, so the same keys
+ * in every run), mns "auto" on one thread against OpenSSL's EVP_PKEY_sign on
+ * each: how the speed-up spreads over keys (the fixed keys above are one
+ * draw: a prime whose PMNS set is one size larger makes its key slower). */
+static void random_keys(int count, size_t bits, unsigned long seed)
+{
+    gmp_randstate_t r;
+    gmp_randinit_default(r);
+    gmp_randseed_ui(r, seed);
+    printf("random RSA-%zu keys (2 primes, seed %lu): M TSC ticks per signature, 1 thread\n", bits,
+           seed);
+    printf("%4s %8s %8s %7s  %s\n", "key", "mns", "openssl", "x ossl", "channels");
+    double *ratio = malloc(sizeof(double) * (size_t)count), *ticks = malloc(sizeof(double) * (size_t)count);
+    int nr = 0;
+    for (int i = 0; i < count; i++) {
+        bkey t;
+        rsa_test_key_make(&t, bits, 2, r);
+        mpz_t in;
+        mpz_init(in);
+        mpz_urandomm(in, r, t.n);
+        double ossl = 0;
+        EVP_PKEY *pkey = rsa_ossl_key(t.n, t.e, t.d, (const mpz_t *)t.p, t.k);
+        if (pkey) {
+            ossl_arg oa = {rsa_ossl_sign_ctx(pkey, "sha256"), NULL, mpz_sizeinbase(t.n, 2) / 8 + 1,
+                           0};
+            oa.sig = malloc(oa.len);
+            if (oa.ctx)
+                ossl = measure(run_ossl, &oa);
+            EVP_PKEY_CTX_free(oa.ctx);
+            free(oa.sig);
+            EVP_PKEY_free(pkey);
+        }
+        mns_rsa *key;
+        if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
+            printf("%4d  mns_rsa_new failed: %s\n", i, mns_last_error());
+        } else {
+            mns_arg ma = {key, 1, MNS_RSA_THREADS_POOL, {{0}}, {{0}}, 0};
+            mpz_inits(ma.in, ma.out, NULL);
+            mpz_set(ma.in, in);
+            double one = measure(run_mns, &ma);
+            char sh[256];
+            channel_shapes(key, sh, sizeof sh);
+            printf("%4d %8.3f %8.3f %7.2f  %s%s\n", i, one, ossl, one > 0 ? ossl / one : 0, sh,
+                   ma.bad ? "; ERRORS" : "");
+            fflush(stdout);
+            if (ossl > 0 && one > 0) {
+                ratio[nr] = ossl / one;
+                ticks[nr++] = one;
+            }
+            mpz_clears(ma.in, ma.out, NULL);
+            mns_rsa_free(key);
+        }
+        mpz_clear(in);
+        rsa_test_key_clear(&t);
+    }
+    if (nr) {
+        qsort(ratio, (size_t)nr, sizeof *ratio, cmpd);
+        qsort(ticks, (size_t)nr, sizeof *ticks, cmpd);
+        printf("%d keys: mns %.3f / %.3f / %.3f M ticks (min / median / max), x OpenSSL %.2f / "
+               "%.2f / %.2f\n",
+               nr, ticks[0], ticks[nr / 2], ticks[nr - 1], ratio[0], ratio[nr / 2], ratio[nr - 1]);
+    }
+    free(ratio);
+    free(ticks);
+    gmp_randclear(r);
+}
+
 /* ---- main ---- */
 
 int main(int argc, char **argv)
 {
     const char *specs[16];
-    int nspecs = 0, quick = 0, no_crypto = 0;
+    int nspecs = 0, quick = 0, no_crypto = 0, rkeys = 0;
+    size_t rbits = 2048;
+    unsigned long rseed = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-b") && i + 1 < argc)
             batches = atoi(argv[++i]);
@@ -254,8 +356,17 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "-n"))
             no_crypto = 1;
+        else if (!strcmp(argv[i], "-K") && i + 1 < argc)
+            rkeys = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
+            rbits = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rseed = strtoul(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n"
+                    "       %s -K keys [--bits B] [--seed S] [-b batches] [-r reps]\n",
+                    argv[0], argv[0]);
             return 2;
         }
     }
@@ -263,6 +374,10 @@ int main(int argc, char **argv)
         batches = 1;
     if (reps < 1)
         reps = 1;
+    if (rkeys > 0) {
+        random_keys(rkeys, rbits, rseed);
+        return 0;
+    }
     if (!nspecs) {
         static const char *def[] = {"auto", "mont", "pmns-ifma", "rns-ifma"};
         for (int i = 0; i < 4; i++)

@@ -211,6 +211,19 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
              mns_last_error());
     if (st != MNS_OK)
         return;
+    if (strcmp(spec, "auto") == 0) {
+        /* channels only multiply: "auto" keys ask delta=0, and every
+         * pmns-mp(-ifma) channel (from the table or from the choice) runs
+         * it (pmns(-ifma) may report a larger delta: its set's own) */
+        const char *d = mns_rsa_describe(key);
+        for (const char *l = strstr(d, "\n ch"); l; l = strstr(l + 1, "\n ch")) {
+            int len = (int)strcspn(l + 1, "\n");
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", len, l + 1);
+            MT_CHECK(!strstr(line, " pmns-mp") || strstr(line, " delta=0 "),
+                     "rsa %zu k=%d auto: a PMNS channel without delta=0: %s", bits, t->k, line);
+        }
+    }
     mpz_t in, out, ref;
     mpz_inits(in, out, ref, NULL);
     for (int w = 0; w < inputs; w++) {

@@ -61,11 +61,13 @@ static int remake_like(mns_rsa_channel *out, const mns_rsa_channel *o, const mns
     const char *n = strstr(da, " n="), *s = strstr(da, " s=");
     if (!n)
         return 0;
-    char spec[64];
+    char spec[80];
     if (s) /* pmns-mp(-ifma): n and s */
-        snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d", (int)bl, da, atoi(n + 3), atoi(s + 3));
+        snprintf(spec, sizeof spec, "%.*s:n=%d,s=%d,delta=%d", (int)bl, da, atoi(n + 3),
+                 atoi(s + 3), mns_field_delta(o->f));
     else /* pmns(-ifma): n */
-        snprintf(spec, sizeof spec, "%.*s:n=%d", (int)bl, da, atoi(n + 3));
+        snprintf(spec, sizeof spec, "%.*s:n=%d,delta=%d", (int)bl, da, atoi(n + 3),
+                 mns_field_delta(o->f));
     double t0 = mns_now_ms();
     int ok = mns_rsa_channel_make(out, d, primes, c->pi, spec) == MNS_OK && mns_field_x2(o->f, out->f);
     out->create_ms = mns_now_ms() - t0;
@@ -237,6 +239,8 @@ double mns_rsa_pair_ratio(const mns_rsa *key, int j)
 
 /* --- the choice --- */
 
+static int shape_of(const mns_rsa_channel *c, int *n, int *s);
+
 static int is_rns_ifma(const mns_rsa_channel *c)
 {
     return strncmp(mns_field_describe(c->f), "rns-ifma ", 9) == 0;
@@ -336,8 +340,10 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     mns_rsa_channel T[2] = {key->ch[2 * j], key->ch[2 * j + 1]}, R[2], H[2];
     int hasR[2], hasH[2] = {0, 0};
     /* the table pair: as it is, or with one shape made like the other's */
-    int tx = mns_field_x2(T[0].f, T[1].f);
-    if (!tx) {
+    int tx = mns_field_x2(T[0].f, T[1].f), n0, s0, n1, s1;
+    /* PMNS fields of two shapes pair only as two calls: one made like the
+     * other can take the x2 kernels (n = 8 s = 3 beside n = 12 s = 2) */
+    if (!tx || (shape_of(&T[0], &n0, &s0) && shape_of(&T[1], &n1, &s1) && (n0 != n1 || s0 != s1))) {
         hasH[1] = remake_like(&H[1], &T[0], &T[1], d, primes);
         if (!hasH[1])
             hasH[0] = remake_like(&H[0], &T[1], &T[0], d, primes);
@@ -433,8 +439,65 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
              pick == 1 ? "table-pair" : pick == 2 ? "rns-ifma-pair" : "solo");
 }
 
+/* The (n, s) of a PMNS family field, from its description; 0 if none. */
+static int shape_of(const mns_rsa_channel *c, int *n, int *s)
+{
+    const char *da = mns_field_describe(c->f), *qn = strstr(da, " n="), *qs = strstr(da, " s=");
+    *n = qn ? atoi(qn + 3) : 0;
+    *s = qs ? atoi(qs + 3) : 0;
+    return *n > 0;
+}
+
+/* A table row may fix s (the exponentiation rows of 916-1119 bits say
+ * pmns-mp-ifma:s=3): on a prime that has no n = 8 set with s = 3 that is
+ * n = 9, one coefficient past a vector (408k ticks per 1024-bit
+ * exponentiation on Zen 5), while the family's own choice, which generates
+ * by the real n, gives n = 12 s = 2 (258k; n = 8 s = 3: 248k). So a table
+ * channel on pmns-mp-ifma is made again with the family's default (same
+ * delta); if the shape differs, the two are timed alone as whole jobs and
+ * the faster stays. */
+static void prefer_family_default(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
+{
+    mns_rsa_channel *t = &key->ch[i], alt;
+    if (strncmp(mns_field_describe(t->f), "pmns-mp-ifma ", 13) != 0)
+        return;
+    char spec[48];
+    snprintf(spec, sizeof spec, "pmns-mp-ifma:delta=%d", mns_field_delta(t->f));
+    memset(&alt, 0, sizeof alt);
+    double t0 = mns_now_ms();
+    if (mns_rsa_channel_make(&alt, d, primes, t->pi, spec) != MNS_OK) {
+        mns_rsa_channel_clear(&alt);
+        mns_error_clear();
+        return;
+    }
+    alt.create_ms = mns_now_ms() - t0;
+    int n0, s0, n1, s1;
+    int same = shape_of(t, &n0, &s0) && shape_of(&alt, &n1, &s1) && n0 == n1 && s0 == s1;
+    int take = 0;
+    if (!same) {
+        unit u[2];
+        memset(u, 0, sizeof u);
+        if (unit_init(&u[0], t, NULL, 0, key->nn) && unit_init(&u[1], &alt, NULL, 0, key->nn)) {
+            time_units(u, 2, key->nn);
+            take = u[1].score < u[0].score;
+        }
+        unit_clear(&u[0]);
+        unit_clear(&u[1]);
+    }
+    if (take) {
+        alt.create_ms += t->create_ms;
+        mns_rsa_channel_clear(t);
+        *t = alt;
+    } else {
+        t->create_ms += alt.create_ms;
+        mns_rsa_channel_clear(&alt);
+    }
+}
+
 void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes)
 {
+    for (int i = 0; i < key->k; i++)
+        prefer_family_default(key, i, d, primes);
     group_channels(key);
     for (int j = 0; 2 * j + 1 < key->k; j++)
         choose_pair(key, j, d, primes);

@@ -308,10 +308,15 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
         return st;
     /* A channel only exponentiates: plain "auto" asks the tuning table's
      * exponentiation rows (docs/auto.md); "auto:op=mul" still gets the
-     * multiplication rows if a caller wants them. */
+     * multiplication rows if a caller wants them. And it never adds before
+     * a product (entry and exit are set_words/get_words; the Horner entry of
+     * a backend without them checks the field's delta), so it asks delta=0:
+     * a PMNS set then has two more bits of phi, which gives about half of
+     * the 1024-bit primes without an n = 8, s = 3 pmns-mp-ifma set at
+     * delta = 1 (one in seven) that shape. */
     const int auto_spec = !spec || strcmp(spec, "auto") == 0;
     if (auto_spec)
-        spec = "auto:op=exp";
+        spec = "auto:op=exp,delta=0";
 
     double t0 = mns_now_ms();
     mns_rsa *key = calloc(1, sizeof *key);
