@@ -24,6 +24,11 @@ static unsigned detect(void)
     if (__builtin_cpu_supports("avx512bw")) f |= MNS_CPU_AVX512BW;
     if (__builtin_cpu_supports("avx512dq")) f |= MNS_CPU_AVX512DQ;
 #endif
+#ifdef MNS_IFMA_EMULATE
+    /* the AVX-512 kernels are built over the scalar model (core/simd512.h) */
+    f |= MNS_CPU_AVX512F | MNS_CPU_AVX512IFMA | MNS_CPU_AVX512VL | MNS_CPU_AVX512BW |
+         MNS_CPU_AVX512DQ;
+#endif
     return f;
 }
 

@@ -8,7 +8,7 @@
 #include "core/error.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "core/simd512.h"
 #define EXP_X86 1
 #endif
 
@@ -101,7 +101,7 @@ static void entry_masks(uint64_t *mask, size_t count, uint64_t idx)
  * or: the Select shares ports 0 and 5 with the multiplications' vpmadd52,
  * so its vector operations are what it costs. */
 #define SELECT_PASS(R)                                                                         \
-    __attribute__((target("avx512f"))) static inline void select_pass_##R(                     \
+    MNS_TARGET_AVX512F static inline void select_pass_##R(                                     \
         uint64_t *restrict r, const uint64_t *restrict table, size_t count, size_t stride,     \
         const uint64_t *mask, size_t i)                                                        \
     {                                                                                          \
@@ -122,10 +122,8 @@ SELECT_PASS(2)
 SELECT_PASS(3)
 SELECT_PASS(4)
 
-__attribute__((target("avx512f"))) static void select_avx512(uint64_t *restrict r,
-                                                             const uint64_t *restrict table,
-                                                             size_t count, size_t stride,
-                                                             uint64_t idx)
+MNS_TARGET_AVX512F static void select_avx512(uint64_t *restrict r, const uint64_t *restrict table,
+                                             size_t count, size_t stride, uint64_t idx)
 {
     uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
     entry_masks(mask, count, idx);

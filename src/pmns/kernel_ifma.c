@@ -34,9 +34,9 @@
 #include "pmns/pmns.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "core/simd512.h"
 
-#define TGT __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq")))
+#define TGT MNS_TARGET_IFMA
 #define INL static inline __attribute__((always_inline)) TGT
 
 #define M52 ((uint64_t)0xfffffffffffff)

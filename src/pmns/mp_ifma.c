@@ -15,14 +15,14 @@
  *   - the product by M'_0 mod 2^k needs low halves only: differences wrap
  *     mod 2^52 (IFMA reads 52 bits), no offset at all.
  * Every loop bound depends on (n, s, k, plan) only. */
-#include <immintrin.h>
+#include "core/simd512.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "pmns/mp_ctx.h"
 
-#define IFMA_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq")))
+#define IFMA_TARGET MNS_TARGET_IFMA
 #define MASK52 ((uint64_t)0xFFFFFFFFFFFFF)
 
 /* column matrix of leaf l: [c][lanes], lane j*b + r = seq_j[r - c] + off */

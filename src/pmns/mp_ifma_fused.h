@@ -23,12 +23,12 @@
 #ifndef MNS_PMNS_MP_IFMA_FUSED_H
 #define MNS_PMNS_MP_IFMA_FUSED_H
 
-#include <immintrin.h>
+#include "core/simd512.h"
 #include <string.h>
 
 #include "pmns/mp_ctx.h"
 
-#define IFMA_TARGET __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq")))
+#define IFMA_TARGET MNS_TARGET_IFMA
 #define AI __attribute__((always_inline))
 
 /* per-context scratch: seqa, seqb (S sequences each), rlo, rhi (2S x L), xb, tb */

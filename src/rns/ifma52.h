@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <immintrin.h>
+#include "core/simd512.h"
 
-#define MNS_IFMA __attribute__((target("avx512f,avx512ifma,avx512vl,avx512bw,avx512dq")))
+#define MNS_IFMA MNS_TARGET_IFMA
 
 /* (lo + hi 2^52) mod m per lane, lo, hi < 2^60, c < 2^16 (the kernel's own
  * bound, stronger than the paper's c < 2^26), m = 2^52 - c.

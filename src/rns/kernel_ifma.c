@@ -42,7 +42,7 @@ matvec_lanes(int L, const uint64_t *const *x, size_t rows, const uint64_t *const
         for (int v = 0; v < VB; v++)
             for (int l = 0; l < L; l++) {
                 __m512i a = LD(A[l] + i * stride + 8 * v);
-                __asm__("" : "+v"(a));
+                MNS_SIMD512_OPAQUE(a);
                 lo[l][v] = _mm512_madd52lo_epu64(lo[l][v], y[l], a);
                 hi[l][v] = _mm512_madd52hi_epu64(hi[l][v], y[l], a);
             }
