@@ -853,6 +853,19 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
          * proves for delta = 1; else the set generated for delta itself
          * (the generator's closure with (delta+1)(rho-1)), then larger */
         dgen = word == MNS_PMNS_WORD_S64 && dgen < delta ? delta : dgen + 1;
+        if (ifma && base_user == 0 && n == 0) {
+            /* the IFMA choice again for the larger dgen: its set (a lambda
+             * walk's n = 8 s = 3 with lambda = 13 at 1024 bits) can pass the
+             * generator and fail make_z here; regenerating its s without n
+             * would land on the n past a vector (n = 9 s = 3, twice the cost)
+             * where another s is cheaper */
+            int sc = 0;
+            tadds = tadds0 = 1;
+            mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
+            if (s == 0)
+                s_auto = sc;
+            tadds0 = tadds;
+        }
     }
     return mns_error(MNS_ENOTSUP, "pmns-mp: no parameter set leaves room for delta=%d", delta);
 }
