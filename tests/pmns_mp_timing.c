@@ -372,8 +372,16 @@ int main(int argc, char **argv)
             sqr = 1;
         else if (strcmp(argv[i], "--sets") == 0 && i + 1 < argc)
             sets = atoi(argv[++i]);
-        else if (ns < 32)
-            sizes[ns++] = (unsigned)strtoul(argv[i], NULL, 10);
+        else {
+            char *end;
+            unsigned long b = strtoul(argv[i], &end, 10);
+            if (*end || b < 64 || b > 16384 || ns == 32) {
+                fprintf(stderr, "usage: pmns-mp-timing [--specs \"a;b;...\"] [--exp | --sqr] "
+                                "[--sets N] [bits ...] (bits 64..16384, up to 32 sizes)\n");
+                return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+            }
+            sizes[ns++] = (unsigned)b;
+        }
     }
     if (sets < 1 || sets > 64)
         sets = 15;
