@@ -279,9 +279,11 @@ static void test_file(void)
 
 static void test_shipped(void)
 {
-    const char *ifma = mns_tune_shipped("ifma"), *gen = mns_tune_shipped("generic");
+    const char *ifma = mns_tune_shipped("ifma"), *gen = mns_tune_shipped("generic"),
+               *adx = mns_tune_shipped("adx");
     MT_CHECK(ifma && mns_tune_check_text(ifma) == MNS_OK, "shipped ifma: %s", mns_last_error());
     MT_CHECK(gen && mns_tune_check_text(gen) == MNS_OK, "shipped generic: %s", mns_last_error());
+    MT_CHECK(adx && mns_tune_check_text(adx) == MNS_OK, "shipped adx: %s", mns_last_error());
     MT_CHECK(mns_tune_shipped("arm") == NULL, "unknown class");
     mns_tune_set_default();
     const char *cpu = getenv("MNS_CPU");

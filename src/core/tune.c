@@ -222,11 +222,21 @@ static void install(tune_table *t)
 
 static mns_status shipped(tune_table **out)
 {
-    int ifma = mns_cpu_has_ifma();
+    /* three kernel classes, three rankings: without IFMA the native mont
+     * runs GMP's mpn (mulx/adx) and beats pmns-mp up to about 2048 bits on a
+     * Zen 3, while under MNS_CPU=generic mont is portable C, 2-3x slower
+     * there, and pmns-mp wins from 329 bits (tune/adx.txt, tune/generic.txt) */
+    const unsigned adx_bits = MNS_CPU_BMI2 | MNS_CPU_ADX;
+    int ifma = mns_cpu_has_ifma(), adx = !ifma && (mns_cpu_features() & adx_bits) == adx_bits;
     char origin[MNS_TUNE_ORIGIN_MAX];
-    snprintf(origin, sizeof origin, "shipped %s (%s)", ifma ? "ifma" : "generic",
-             ifma ? "x86-64 with AVX-512 IFMA" : "portable kernels");
-    return parse(ifma ? mns_tune_table_ifma : mns_tune_table_generic, origin, out);
+    snprintf(origin, sizeof origin, "shipped %s (%s)", ifma ? "ifma" : adx ? "adx" : "generic",
+             ifma  ? "x86-64 with AVX-512 IFMA"
+             : adx ? "x86-64 with mulx/adx, no IFMA"
+                   : "portable kernels");
+    return parse(ifma  ? mns_tune_table_ifma
+                 : adx ? mns_tune_table_adx
+                       : mns_tune_table_generic,
+                 origin, out);
 }
 
 static mns_status read_file(const char *path, char **text)
@@ -354,6 +364,8 @@ const char *mns_tune_shipped(const char *cpu_class)
         return mns_tune_table_ifma;
     if (cpu_class && strcmp(cpu_class, "generic") == 0)
         return mns_tune_table_generic;
+    if (cpu_class && strcmp(cpu_class, "adx") == 0)
+        return mns_tune_table_adx;
     return NULL;
 }
 

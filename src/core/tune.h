@@ -47,5 +47,6 @@ mns_status mns_tune_op_parse(const char *s, mns_tune_op *op);
 /* The shipped tables (generated at build time from tune/<class>.txt). */
 extern const char mns_tune_table_ifma[];
 extern const char mns_tune_table_generic[];
+extern const char mns_tune_table_adx[];
 
 #endif
