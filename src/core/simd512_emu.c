@@ -49,8 +49,8 @@ __m512i _mm512_set1_epi64(long long x)
     return emu_put(r);
 }
 
-__m512i _mm512_set_epi64(long long e7, long long e6, long long e5, long long e4,
-                                       long long e3, long long e2, long long e1, long long e0)
+__m512i _mm512_set_epi64(long long e7, long long e6, long long e5, long long e4, long long e3,
+                         long long e2, long long e1, long long e0)
 {
     emu512 r = {{(uint64_t)e0, (uint64_t)e1, (uint64_t)e2, (uint64_t)e3, (uint64_t)e4,
                  (uint64_t)e5, (uint64_t)e6, (uint64_t)e7}};
@@ -151,19 +151,18 @@ long long _mm512_reduce_add_epi64(__m512i a_)
     return (long long)s;
 }
 
-/* vpternlogq: bit j of the result is bit (a_j b_j c_j) of imm */
+/* vpternlogq: bit j of the result is bit (a_j b_j c_j) of imm, i.e. the
+ * union of the minterms t whose imm bit is set */
 __m512i _mm512_ternarylogic_epi64(__m512i a_, __m512i b_, __m512i c_, int imm)
 {
     emu512 a = emu_get(a_), b = emu_get(b_), c = emu_get(c_), r;
     EMU_LANES(i)
     {
-        uint64_t x = 0;
-        for (int j = 0; j < 64; j++) {
-            unsigned t = (unsigned)((a.q[i] >> j & 1) << 2 | (b.q[i] >> j & 1) << 1 |
-                                    (c.q[i] >> j & 1));
-            x |= (uint64_t)((unsigned)imm >> t & 1) << j;
-        }
-        r.q[i] = x;
+        r.q[i] = 0;
+        for (int t = 0; t < 8; t++)
+            if (imm >> t & 1)
+                r.q[i] |= (t & 4 ? a.q[i] : ~a.q[i]) & (t & 2 ? b.q[i] : ~b.q[i]) &
+                          (t & 1 ? c.q[i] : ~c.q[i]);
     }
     return emu_put(r);
 }
@@ -217,8 +216,7 @@ __m512i _mm512_maskz_mov_epi64(__mmask8 k, __m512i a)
     return _mm512_mask_mov_epi64(_mm512_setzero_si512(), k, a);
 }
 
-__m512i _mm512_mask_permutexvar_epi64(__m512i src_, __mmask8 k, __m512i idx_,
-                                                    __m512i a_)
+__m512i _mm512_mask_permutexvar_epi64(__m512i src_, __mmask8 k, __m512i idx_, __m512i a_)
 {
     emu512 s = emu_get(src_), idx = emu_get(idx_), a = emu_get(a_);
     EMU_LANES(i)

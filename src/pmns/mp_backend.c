@@ -745,16 +745,23 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
     mns_pmns_params *pre = NULL; /* a set the IFMA choice already generated */
-    if (ifma && base_user == 0 && n == 0) {
-        /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
-         * split); the generator's Table-3 cost does not know the kernel */
-        int sc = 0;
-        mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
-        if (s == 0)
-            s_auto = sc;
-        tadds0 = tadds;
-    }
+    /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
+     * split); the generator's Table-3 cost does not know the kernel. Made
+     * again for each larger dgen: its set (a lambda walk's n = 8 s = 3 with
+     * lambda = 13 at 1024 bits) can pass the generator and fail make_z
+     * here, and regenerating its s without n would land on the n past a
+     * vector (n = 9 s = 3, twice the cost) where another s is cheaper */
+    const int ifma_choice = ifma && base_user == 0 && n == 0;
+    int choose = ifma_choice;
     for (int attempt = 0; attempt < 16; attempt++) {
+        if (choose) {
+            int sc = 0;
+            mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
+            if (s == 0)
+                s_auto = sc;
+            tadds0 = tadds;
+            choose = 0;
+        }
         mns_pmns_gen_opts o;
         mns_pmns_gen_opts_init(&o);
         o.word = word;
@@ -853,19 +860,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
          * proves for delta = 1; else the set generated for delta itself
          * (the generator's closure with (delta+1)(rho-1)), then larger */
         dgen = word == MNS_PMNS_WORD_S64 && dgen < delta ? delta : dgen + 1;
-        if (ifma && base_user == 0 && n == 0) {
-            /* the IFMA choice again for the larger dgen: its set (a lambda
-             * walk's n = 8 s = 3 with lambda = 13 at 1024 bits) can pass the
-             * generator and fail make_z here; regenerating its s without n
-             * would land on the n past a vector (n = 9 s = 3, twice the cost)
-             * where another s is cheaper */
-            int sc = 0;
-            tadds = tadds0 = 1;
-            mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
-            if (s == 0)
-                s_auto = sc;
-            tadds0 = tadds;
-        }
+        choose = ifma_choice;
     }
     return mns_error(MNS_ENOTSUP, "pmns-mp: no parameter set leaves room for delta=%d", delta);
 }
