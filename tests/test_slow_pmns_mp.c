@@ -34,7 +34,8 @@ int main(void)
         for (int v = 0; v < 3; v++) {
             mt_field_opts o = {.iters = 10, .chain = 10000, .powms = 2, .allow_notsup = 1};
             long bad = mt_field_check(own[v], p, &o);
-            printf("  %-28s %5zu bits: %s\n", own[v], sizes[z], bad ? "FAIL" : "ok");
+            if (!mt_field_skipped())
+                printf("  %-28s %5zu bits: %s\n", own[v], sizes[z], bad ? "FAIL" : "ok");
             fflush(stdout);
         }
         for (int s = 2; s <= 5; s++) {
@@ -47,7 +48,8 @@ int main(void)
                 snprintf(spec, sizeof spec, fmt[v], s);
                 mt_field_opts o = {.iters = 10, .chain = 10000, .powms = 2, .allow_notsup = 1};
                 long bad = mt_field_check(spec, p, &o);
-                printf("  %-28s %5zu bits: %s\n", spec, sizes[z], bad ? "FAIL" : "ok");
+                if (!mt_field_skipped())
+                    printf("  %-28s %5zu bits: %s\n", spec, sizes[z], bad ? "FAIL" : "ok");
                 fflush(stdout);
             }
         }
@@ -60,7 +62,8 @@ int main(void)
         for (int v = 0; v < 3; v++) {
             mt_field_opts o = {.iters = 10, .chain = 10000, .powms = 2, .allow_notsup = 1};
             long bad = mt_field_check(specs[v], p, &o);
-            printf("  %-28s %5zu bits: %s\n", specs[v], sizes[z], bad ? "FAIL" : "ok");
+            if (!mt_field_skipped())
+                printf("  %-28s %5zu bits: %s\n", specs[v], sizes[z], bad ? "FAIL" : "ok");
             fflush(stdout);
         }
     }

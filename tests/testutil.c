@@ -199,9 +199,14 @@ unsigned mt_scaled(unsigned count)
     return v < 1 ? 1 : (unsigned)v;
 }
 
+static _Thread_local int field_skipped;
+
+int mt_field_skipped(void) { return field_skipped; }
+
 long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *opts)
 {
     long before = mt_failed();
+    field_skipped = 0;
     /* MNS_TEST_SCALE shrinks the counts (sanitizer runs) but keeps every kind
      * of check: at least one round of each */
     mt_field_opts scaled = *opts;
@@ -213,6 +218,7 @@ long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *opts)
     mns_status st = mns_field_new(&f, p, spec);
     if (st == MNS_ENOTSUP && o->allow_notsup) {
         printf("  skip %s on %zu-bit p: %s\n", spec, mpz_sizeinbase(p, 2), mns_last_error());
+        field_skipped = 1;
         return 0;
     }
     MT_CHECK(st == MNS_OK, "mns_field_new(%s, %zu-bit p): %s: %s", spec, mpz_sizeinbase(p, 2),

@@ -84,5 +84,7 @@ typedef struct mt_field_opts {
     int allow_notsup;    /* MNS_ENOTSUP is a skip, not a failure */
 } mt_field_opts;
 long mt_field_check(const char *spec, const mpz_t p, const mt_field_opts *o);
+/* 1 if the last mt_field_check of this thread was a skip (MNS_ENOTSUP allowed) */
+int mt_field_skipped(void);
 
 #endif

@@ -23,6 +23,7 @@ _WORDS = {"s64": 0, "u52": 1}
 _ESHAPES = {"binomial": 0, "trinomial": 1, "auto": 2}
 _FLAG_SMOOTH_N = 1
 _FLAG_NO_IMPROVE = 2
+_FLAG_LAMBDA_WALK = 4
 _INT_MAX = 2**31 - 1
 _HANDLE = ffi.typeof("mns_pmns_params *")
 
@@ -169,12 +170,14 @@ class Params:
 
 def generate(p, word="s64", s=1, delta=0, n=0, *, s_max=0, n_max=0, eshape="binomial",
              lambda_max=0, toeplitz_adds=0, gamma_tries=0, smooth_n=False, improve=True,
-             progress=None):
+             lambda_walk=False, progress=None):
     """A verified PMNS parameter set for the prime p (mns_pmns_generate_var).
 
     word: "s64" (signed 64-bit words) or "u52" (AVX-512 IFMA words); s: words
     per coefficient, 0 = automatic; n: 0 = the smallest that works. The other
-    options are those of mns_pmns_gen_opts (0 = the library's default)."""
+    options are those of mns_pmns_gen_opts (0 = the library's default);
+    lambda_walk (with an explicit n): when the smallest lambda's set does not
+    fit, try the next lambdas up to lambda_max (MNS_PMNS_GEN_LAMBDA_WALK)."""
     p = _as_int(p, "p")
     if p < 3:
         raise ValueError("p must be a prime >= 3")
@@ -191,7 +194,8 @@ def generate(p, word="s64", s=1, delta=0, n=0, *, s_max=0, n_max=0, eshape="bino
         _int_opt(toeplitz_adds, "toeplitz_adds", 0, _INT_MAX),
         _int_opt(gamma_tries, "gamma_tries", 0, _INT_MAX)])
     lmax = _int_opt(lambda_max, "lambda_max", 0, 2**62)
-    flags = (_FLAG_SMOOTH_N if smooth_n else 0) | (0 if improve else _FLAG_NO_IMPROVE)
+    flags = ((_FLAG_SMOOTH_N if smooth_n else 0) | (0 if improve else _FLAG_NO_IMPROVE)
+             | (_FLAG_LAMBDA_WALK if lambda_walk else 0))
     state = {"fn": progress, "error": None}
     handle = ffi.new_handle(state) if progress is not None else ffi.NULL
     out = ffi.new("mns_pmns_params **")

@@ -65,6 +65,25 @@ def test_multiprecision_and_trinomial():
     assert mns.pmns.nopt(2048, 52) > mns.pmns.nopt(2048, 64) > 1
 
 
+# A 1024-bit prime whose smallest lambda for X^8 - lambda gives no u52 set
+# with s = 3, delta = 1 while lambda = 14 does (tests/test_gen.c's
+# test_lambda_walk, found by search there)
+WALK_P = int("faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
+             "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"
+             "1bbe08b96257b7e8e983fe62c1da465829c3bb1d9b6378b242f329153199d1eab4496d8af16"
+             "e4c740761ae33519a6135aa03a706ae5", 16)
+
+
+def test_lambda_walk():
+    kw = dict(word="u52", s=3, n=8, delta=1, toeplitz_adds=1, lambda_max=64)
+    with pytest.raises(mns.MNSError):
+        mns.pmns.generate(WALK_P, **kw)
+    P = mns.pmns.generate(WALK_P, lambda_walk=True, **kw)
+    check_set(P, WALK_P)
+    assert (P.n, P.s, P.lam) == (8, 3, 14)
+    assert "--lambda-walk" in P.dumps()
+
+
 def test_save_load_file(tmp_path):
     P = mns.pmns.generate(2**255 - 19, word="s64")
     path = tmp_path / "p.pmns"
