@@ -434,6 +434,71 @@ int main(void)
                 mpz_set_str(p, mb_prime_table[t].hex, 16);
                 check_r(inst[i].spec, p, 20, 1000, 2, 0);
             }
+    /* the instances that random primes reach through their lambda (a larger
+     * |lambda| makes the split entries too wide, or the generator has no set
+     * at the usual n): the default "pmns-mp" on these primes runs them, and
+     * the shape is checked so that a change of the automatic choice shows
+     * here instead of leaving the instance untested. Found by drawing random
+     * primes: about half of 1024-bit primes take n=6 s=3 unsplit, a third of
+     * 2048-bit ones n=6 s=6, one in eight 4096-bit ones n=15 s=5. */
+    static const struct {
+        const char *n_s, *plan, *hex;
+    } lam[] = {
+        {"n=6 s=3", "toeplitz=b6", /* lambda = -4 */
+         "9bdf228cc219ba59604f5a226f0cdcb55eb9cc8a32a123f886e8d23393a68f33"
+         "0964c2a8576b0f9c8bd7e0b86f15d56721b3e09bacdf6f374ce5168f45c5f2b4"
+         "020f79650ff8a9cbac3f6aede732246cabbecc2f2621656d50b2be314b64c28b"
+         "873c25963be270e2e2cc865b9790e46f061972675da0d7d2c6edf0ce8277be0d"},
+        {"n=3 s=6", "toeplitz=b3", /* lambda = 11 */
+         "ad4f626613e95504ba8bc806642328514113b3dfa758d29281700c838b5d6095"
+         "70e9777bff4265473a88c316dd56167b826b177334e5f33e4e884cd76246a48c"
+         "fe9192ad606f4283ae9970b5e6a9371474d4c84eace2fb646cd23e0fa11c716a"
+         "c51efd5d6c52594dc7653ed52625f56a0b744cd3375bc5a5b19dbfeced453345"},
+        {"n=6 s=6", "toeplitz=b6", /* lambda = -4 */
+         "88536c418011efa41c2b2450e37c9f5da2325bbf5832a06b9a5772b462a002c5"
+         "de98e31168d0a8ba2a22b7ecd0f2f58f26c851be822c857f6414aa63c53ffcbc"
+         "bdd735afa23a203b176a6527a9627a020d0c03c0732191b3a4f5fc91af403350"
+         "42c5349d0379626b59daf198f35ec56dc51bdcdbadf1afecd97f323f950e16c7"
+         "ff08c399c1efee190c2702cac7ddc3fc28d826c31b1fac43b2e7259b21c4007a"
+         "eee37e3a4671f8f1db5af5ee4a798b9eee2604e542e461de999a8de87cd12161"
+         "4ae8c9eb22f31b49698e73f4f52c29c1706cb74699fdd033878c7ee78e0914d7"
+         "330db6b4356e9185aea263ead1542b28fa614cf5d743f4474b50a9e2f227ccf5"},
+        {"n=15 s=5", "toeplitz=3/b5", /* lambda = 2 */
+         "91725034e55fd5262aa3803f19523e50b8d43840b4955dd3bd3612ee68cc8c08"
+         "fdce80f792a7e1933e843f764f91bb00975d5e86fea44e3acaf3cdcfe73b3446"
+         "463e8d1939d0ced4810ac55960940dde5d40a953a4b3bcece3f03866ac5576a4"
+         "50b334e723efb6b9ef64624a3c69aec12f566b8be30e32c68433165bd1e449c2"
+         "14a291ebc1ab98160451d7cc74519b5f875b7b51a10a2e9affecfb8a15c73e06"
+         "3fb1189a50bf3c79a0e5d597fc08633a4c9d59ca68b243a18431fe39ec4e3c25"
+         "dafa8b3705f3ef3be7e7405ce5d1667f637c8e220c578b188c5409515e73b4e0"
+         "1e6f640873b755e167f5f9968bef34ba2dc9335d20dfd4b11df490532c03ccf7"
+         "85bd6fbc882151d866d94c20fb149cb8c5946156f7883b412f763ec084519442"
+         "b9cdf34522bd11210ca595260646ad6e81f3de6183ed70e96c70fcdf124a0b56"
+         "7e375140848ebf6f65a47bcb5e9beb3d80d04bdaac8c13b2c0dba2da34dcdfec"
+         "8f135f56269ed97573688d4d8b221ed11a0282559124aaf982cc848d39a0ca1a"
+         "3e787cc1b035252be3d00fc11f779824a92131c4da338015284eea2cdf73a697"
+         "5d5c8c890f142747cad6583992fdd4eec7e85f4111ceecdfa9177497c4d39d6c"
+         "b6ec8310dcd7db38679376b11c30c62db4cd010b3c9aa657c276f920fc250a90"
+         "01e2ce80f2917f520fd57445773bba836fd6f7c1bcc7a05e62bc7a0177ebcd75"},
+    };
+    for (size_t i = 0; i < sizeof lam / sizeof *lam; i++) {
+        mns_field *f = NULL;
+        mpz_set_str(p, lam[i].hex, 16);
+        mns_status st = mns_field_new(&f, p, "pmns-mp");
+        const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
+        char want[64];
+        snprintf(want, sizeof want, " %s ", lam[i].n_s);
+        int shape = st == MNS_OK && strstr(d, want) && strstr(d, lam[i].plan);
+        MT_CHECK(shape, "%zu bits: expected %s %s, got %s", mpz_sizeinbase(p, 2), lam[i].n_s,
+                 lam[i].plan, d);
+        mns_field_free(f);
+        check_r("pmns-mp", p, 10, 500, 1, 0);
+        /* the tight bound in a long chain, at delta 1 (and 2 up to 2048 bits:
+         * each chain generates its set again, seconds at 4096 bits) */
+        check_chain(p, 0, 0, 1, -1, (int)(300 * mt_scale()));
+        if (mpz_sizeinbase(p, 2) <= 2048)
+            check_chain(p, 0, 0, 2, -1, (int)(200 * mt_scale()));
+    }
     /* the tight bound in long chains (delta 1 and 2, elements at the
      * bound), on mns-bench's primes: delta = 1 takes the delta = 0 set at
      * 2048 (n=12 s=3) and 6144 (n=18 s=6); at 1024 bits the delta = 0 set

@@ -288,9 +288,21 @@ fips_split(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint6
  * than 3/b4), n=22 s=5 2/b11 (6144 with delta = 1: no faster than the
  * flow), n=18 s=6 with two levels (its entries do not fit: lambda = -4),
  * n=12 s=6 3/b4 (2x2/b3 is 4-6% faster and passes wherever it does on
- * these sets), n=9 s=2 3/b3 (no faster than unsplit), n=6 s=3 unsplit
- * (3/b2 always passes where it does, so it would never run). */
-#define MP_FI_CASES(X) X(9, 2)
+ * these sets), n=9 s=2 3/b3 (no faster than unsplit).
+ * And the sets that random primes reach through their lambda (session 10,
+ * 16 random primes per size on a Zen 3): n=6 s=3 unsplit (1024 bits, about
+ * half of the primes: |lambda| >= 4 makes the 3/b2 entries too wide; 3/b2
+ * stays 15% faster where both fit and the cost model keeps it), n=3 s=6
+ * unsplit (1024), n=6 s=6 unsplit (2048, about a third), n=15 s=5 3/b5
+ * (4096, one in eight). Each ran the general flow before, at 1.17-1.24x
+ * the instance's time (n=6 s=3), 1.18x (n=3 s=6), 1.08-1.19x (n=6 s=6)
+ * and 1.11x (n=15 s=5): both builds in one process, same primes.
+ * Measured and dropped: n=14 s=4 2/b7 (3072, 3 primes in 16: no faster
+ * than the flow), n=30 s=5 3/b10 (8192, 2 primes in 7, one with 2x3/b5:
+ * 2.5% faster than the flow, at the price of n up to 30 in every split
+ * instance's arrays). The paper's shapes at 4096 and 6144 bits (n=24 s=3,
+ * n=36 s=3: fewer 128-bit products) have no set on random primes. */
+#define MP_FI_CASES(X) X(9, 2) X(6, 3) X(3, 6) X(6, 6)
 
 /* GCC's predictive commoning carries a row's Toeplitz entries over to the
  * next row (they shift by one) through rotating stack slots: more moves than
@@ -318,7 +330,7 @@ MP_FI_CASES(MP_FI_INST)
 /* split instances: (n, s, first factor, second factor or 1 for one level) */
 #define MP_FS_CASES(X)                                                                          \
     X(6, 3, 3, 1) X(12, 3, 3, 1) X(18, 6, 3, 1) X(24, 6, 2, 3) X(12, 6, 2, 2) X(9, 4, 3, 1)     \
-        X(9, 6, 3, 1) X(24, 5, 2, 3)
+        X(9, 6, 3, 1) X(24, 5, 2, 3) X(15, 5, 3, 1)
 
 #define MP_FS_INST(N, S, F, G)                                                                  \
     _Static_assert((N) <= 2 * MP_FI_NMAX && (S) <= 6 && (N) % ((F) * (G)) == 0,                 \
