@@ -10,6 +10,13 @@ if(OpenSSL_FOUND)
   target_compile_options(pmns-mp-timing PRIVATE -Wno-deprecated-declarations)
 endif()
 
+# mul-rate: cycles per scalar 64-bit product (imul r64, mulx, imul r64,r64)
+# in throughput, the floor of the portable kernel (docs/pmns-mp.md, session
+# 10). A measuring tool, not a test. x86-64 only (inline assembly).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+  add_executable(mul-rate ${CMAKE_CURRENT_SOURCE_DIR}/mul_rate.c)
+endif()
+
 # Constant-time check of the portable pmns-mp kernel under valgrind memcheck
 # (the `ctime` program of tests/ct.cmake, secrets marked undefined): the
 # default (256 bits: the flow, unsplit; 1024: the compiled n=6 s=3 3/b2
