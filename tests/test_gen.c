@@ -648,6 +648,11 @@ static void test_lambda_walk(void)
     P = NULL;
     MT_CHECK(mns_pmns_generate_var(&P, p, &o) == MNS_ENOTSUP, "walk to 13: a set (lambda %ld)",
              P ? mns_pmns_params_lambda(P) : 0);
+    /* and says why: the lambdas it walked (those with a root) failed the
+     * bounds, not "no lambda has a root" (the walk's last step) */
+    const char *e = mns_last_error();
+    MT_CHECK(strstr(e, "the bounds do not hold with any of the") && strstr(e, "|lambda| <= 13: "),
+             "walk to 13: message: %s", e);
     mns_pmns_params_free(P);
     mpz_clear(p);
 }

@@ -49,7 +49,7 @@ typedef struct nres {
     mpz_t *m;
     mpz_t N;
     double log2N;
-    char why[160];
+    char why[256];
 } nres;
 
 typedef struct genctx {
@@ -1158,6 +1158,8 @@ static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_p
         /* the smallest lambda first; with MNS_PMNS_GEN_LAMBDA_WALK the next
          * ones while the set does not fit (a larger lambda costs bits of w
          * and rho, but its lattice may give a smaller N) */
+        int walked = 0; /* lambdas with a root that did not give a set */
+        long lam_first = 0, lam_last = 0;
         for (int walk = 0; !best_n && !g.cancelled; walk++) {
             eval_n(&g, o->n);
             for (int s = s_lo; s <= s_hi && !best_n; s++)
@@ -1166,9 +1168,23 @@ static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_p
                     best_s = s;
                 }
             nres *r = &g.res[o->n];
+            if (!best_n && r->lambda != 0) {
+                lam_first = walked++ ? lam_first : r->lambda;
+                lam_last = r->lambda;
+            }
             if (best_n || !(o->flags & MNS_PMNS_GEN_LAMBDA_WALK) ||
-                o->eshape != MNS_PMNS_E_BINOMIAL || r->lambda == 0 || walk >= 64)
+                o->eshape != MNS_PMNS_E_BINOMIAL || r->lambda == 0 || walk >= 64) {
+                /* the walk's last step only says the lambdas ran out: the
+                 * reason is that none of the ones walked gave a set */
+                if (!best_n && walked > 0 && (o->flags & MNS_PMNS_GEN_LAMBDA_WALK))
+                    snprintf(r->why, sizeof r->why,
+                             "the bounds do not hold with %s %d lambda%s that give an irreducible "
+                             "X^%d - lambda with a root mod p (|lambda| <= %ld: %ld .. %ld)%s",
+                             walk >= 64 ? "the first" : "any of the", walked, walked > 1 ? "s" : "",
+                             o->n, o->lambda_max, lam_first, lam_last,
+                             walk >= 64 ? "; the walk stops there" : "");
                 break;
+            }
             g.lambda_after = r->lambda;
             vec_free(r->m, o->n);
             mpz_clear(r->gamma);
