@@ -4,7 +4,11 @@
  *   imul r64      the signed 64x64 -> 128 product (rdx:rax), what GCC emits
  *                 for an __int128 product: the portable pmns-mp leaf;
  *   mulx          the unsigned 64x64 -> 128 product of BMI2 (rdx implicit);
- *   imul r64,r64  the low 64 bits only: the products by M'_0 mod 2^k.
+ *   imul r64,r64  the low 64 bits only: the products by M'_0 mod 2^k;
+ *   fma           four 52 x 52-bit products at once with both halves as
+ *                 64-bit integers, as the FMA kernel of pmns-mp makes them
+ *                 (src/pmns/mp_fma.c: vfmadd, vsubpd, vfmsub, vaddpd and
+ *                 two vpaddq per 4 lanes), counted per 4-lane product.
  * Each product is followed by the add / adc (or add) that accumulates it, as
  * in a Toeplitz row, over 8 independent accumulators. Cycles come from a
  * dependent chain of adds (one add per cycle) timed in the same
@@ -76,6 +80,41 @@ __attribute__((target("bmi2"))) static uint64_t time_mulx(uint64_t a, uint64_t b
     return ticks() - t0;
 }
 
+/* 3 independent 4-lane products per group, 4 groups per iteration: ymm0, 1
+ * the operands, ymm2 = 2^104, ymm3 = 3 2^51 (set by the caller) */
+#define FMA_PRODUCT(H, L, AH, AL)                                                                \
+    "vmovapd %%ymm2, %%ymm" #H "\n\tvfmadd231pd %%ymm0, %%ymm1, %%ymm" #H "\n\t"                 \
+    "vsubpd %%ymm2, %%ymm" #H ", %%ymm" #L "\n\tvfmsub231pd %%ymm0, %%ymm1, %%ymm" #L "\n\t"     \
+    "vaddpd %%ymm3, %%ymm" #L ", %%ymm" #L "\n\t"                                                \
+    "vpaddq %%ymm" #H ", %%ymm" #AH ", %%ymm" #AH "\n\tvpaddq %%ymm" #L ", %%ymm" #AL ", %%ymm" #AL \
+    "\n\t"
+__attribute__((target("avx2,fma"))) static uint64_t time_fma(void)
+{
+    uint64_t t0 = ticks();
+    for (int i = 0; i < ITERS; i++)
+        __asm__ volatile(".rept 4\n\t" FMA_PRODUCT(4, 5, 6, 7) FMA_PRODUCT(8, 9, 10, 11)
+                             FMA_PRODUCT(12, 13, 14, 15) ".endr"
+                         :
+                         :
+                         : "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                           "xmm12", "xmm13", "xmm14", "xmm15");
+    return ticks() - t0;
+}
+
+__attribute__((target("avx2,fma"))) static void fma_setup(void)
+{
+    static const double c[4] = {0x1p104, 0x1.8p52, 0x1.23456789abcdp51, 0x1.fedcba987654p50};
+    __asm__ volatile("vbroadcastsd %0, %%ymm2\n\tvbroadcastsd %1, %%ymm3\n\t"
+                     "vbroadcastsd %2, %%ymm0\n\tvbroadcastsd %3, %%ymm1\n\t"
+                     "vpxor %%ymm6, %%ymm6, %%ymm6\n\tvpxor %%ymm7, %%ymm7, %%ymm7\n\t"
+                     "vpxor %%ymm10, %%ymm10, %%ymm10\n\tvpxor %%ymm11, %%ymm11, %%ymm11\n\t"
+                     "vpxor %%ymm14, %%ymm14, %%ymm14\n\tvpxor %%ymm15, %%ymm15, %%ymm15"
+                     :
+                     : "m"(c[0]), "m"(c[1]), "m"(c[2]), "m"(c[3])
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm6", "xmm7", "xmm10", "xmm11",
+                       "xmm14", "xmm15");
+}
+
 static uint64_t time_imul64(uint64_t a, uint64_t b, uint64_t *r)
 {
     uint64_t t0 = ticks();
@@ -98,8 +137,10 @@ int main(int argc, char **argv)
     if (reps < 1 || reps > MAXREP)
         reps = 1001;
     const int bmi2 = __builtin_cpu_supports("bmi2");
+    const int fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     uint64_t a = 0x123456789abcdefULL, b = 0xfedcba987654321ULL, r[8] = {0};
     uint64_t chain = UINT64_MAX, m128 = UINT64_MAX, mx = UINT64_MAX, m64 = UINT64_MAX;
+    uint64_t mf = UINT64_MAX;
     for (int i = 0; i < reps; i++) { /* interleaved, so a slow spell hits all four */
         uint64_t t = time_chain();
         chain = t < chain ? t : chain;
@@ -111,6 +152,11 @@ int main(int argc, char **argv)
         }
         t = time_imul64(a, b, r);
         m64 = t < m64 ? t : m64;
+        if (fma) { /* the ymm registers are set again: nothing else keeps them */
+            fma_setup();
+            t = time_fma();
+            mf = t < mf ? t : mf;
+        }
     }
     const double tpc = (double)chain / (16.0 * ITERS), products = 8.0 * ITERS;
     printf("# cycles per product, 8 independent accumulators, fastest of %d repetitions\n", reps);
@@ -121,6 +167,11 @@ int main(int argc, char **argv)
     else
         printf("mulx     n/a (no BMI2)\n");
     printf("imul r64,r64 (low 64 bits) + add          %.2f\n", (double)m64 / products / tpc);
+    if (fma)
+        printf("fma: 4 x (52x52->104, both halves) + 2 vpaddq  %.2f per 4 lanes, %.2f per lane\n",
+               (double)mf / (12.0 * ITERS) / tpc, (double)mf / (48.0 * ITERS) / tpc);
+    else
+        printf("fma      n/a (no AVX2 + FMA)\n");
     /* r is the asm's output: print nothing of it, but keep it live */
     return (int)((r[0] ^ r[1] ^ r[2] ^ r[3] ^ r[4] ^ r[5] ^ r[6] ^ r[7]) & 0);
 }
