@@ -51,7 +51,9 @@ typedef struct mns_pmns_mp_ctx mns_pmns_mp;
 typedef enum {
     MNS_PMNS_MP_KERNEL_AUTO = 0,    /* IFMA for u52 sets when available */
     MNS_PMNS_MP_KERNEL_GENERIC = 1, /* portable C, 64-bit words */
-    MNS_PMNS_MP_KERNEL_IFMA = 2     /* AVX-512 IFMA (u52 sets only) */
+    MNS_PMNS_MP_KERNEL_IFMA = 2,    /* AVX-512 IFMA (u52 sets only) */
+    MNS_PMNS_MP_KERNEL_FMA = 3      /* AVX2 + FMA, double-precision products (u52 sets,
+                                     * unsplit, s = 2..4, n <= 48) */
 } mns_pmns_mp_kernel;
 
 /* A context for the prime p: generates the parameter set (mns_pmns_generate_var

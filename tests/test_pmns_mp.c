@@ -8,6 +8,7 @@
 
 #include "mns.h"
 #include "mns_pmns_mp.h"
+#include "core/cpu.h"
 #include "pmns/mp_ctx.h" /* the s64 tight bound, c->tight */
 #include "primes.h"
 #include "testutil.h"
@@ -121,11 +122,16 @@ static void check_delta_limit(const mpz_t p, mns_pmns_word word, mns_pmns_mp_ker
                               int s, int delta, int base)
 {
     mns_pmns_mp *c = NULL;
-    const int u52 = word == MNS_PMNS_WORD_U52, ifma = kernel == MNS_PMNS_MP_KERNEL_IFMA;
+    const int u52 = word == MNS_PMNS_WORD_U52, ifma = kernel == MNS_PMNS_MP_KERNEL_IFMA ||
+                                                      kernel == MNS_PMNS_MP_KERNEL_FMA;
     mns_status st = mns_pmns_mp_new_var(&c, p, word, s, 0, delta, base, kernel);
     if (st != MNS_OK) { /* no IFMA (or MNS_CPU=generic), or no set for this s */
         printf("  delta limit %s s=%d delta=%d base=%d: n/a (%s)\n",
-               kernel == MNS_PMNS_MP_KERNEL_IFMA ? "ifma" : u52 ? "u52" : "s64", s, delta, base,
+               kernel == MNS_PMNS_MP_KERNEL_IFMA  ? "ifma"
+               : kernel == MNS_PMNS_MP_KERNEL_FMA ? "fma"
+               : u52                              ? "u52"
+                                                  : "s64",
+               s, delta, base,
                mns_last_error());
         return;
     }
@@ -356,6 +362,107 @@ static void ifma_p1mod8(int primes)
     mpz_clear(q);
 }
 
+/* ---- the FMA kernel (mp_fma.c) ----------------------------------------------
+ * The default "pmns-mp" runs it where the CPU has AVX2 and FMA (up to 4096
+ * bits) and the portable kernel under MNS_CPU=generic; kernel=fma is refused
+ * there. Its products must be right (GMP) and tight, loose operands
+ * included, and be the integers of the unsplit IFMA kernel (T in [0, 2^k),
+ * not the portable kernel's centred T): where IFMA runs (an IFMA CPU, or the
+ * emulated build of make check-ifma-emu), pmns-mp-ifma unsplit on the same
+ * set (same n, s, delta and t: the generator makes the same set) must agree
+ * word for word. */
+static void check_fma(const mpz_t p, int s)
+{
+    const int fma = mns_cpu_has_fma();
+    mns_pmns_mp *c = NULL, *g = NULL;
+    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, s, 0, 1, 0, MNS_PMNS_MP_KERNEL_FMA);
+    if (!fma) {
+        MT_CHECK(st == MNS_ENOTSUP, "kernel fma without AVX2/FMA (or MNS_CPU=generic): %s",
+                 st == MNS_OK ? mns_pmns_mp_describe(c) : mns_last_error());
+        printf("  fma s=%d %5zu bits: refused without AVX2+FMA (ok)\n", s, mpz_sizeinbase(p, 2));
+        mns_pmns_mp_free(c);
+        return;
+    }
+    if (st != MNS_OK) { /* no u52 set for this s, or n past the instances */
+        printf("  fma s=%d %5zu bits: n/a (%s)\n", s, mpz_sizeinbase(p, 2), mns_last_error());
+        return;
+    }
+    MT_CHECK(strstr(mns_pmns_mp_describe(c), "kernel=fma ") != NULL, "fma: %s",
+             mns_pmns_mp_describe(c));
+    const mns_pmns_params *P = mns_pmns_mp_params(c);
+    if (mns_cpu_has_ifma()) {
+        st = mns_pmns_mp_new_var(&g, p, MNS_PMNS_WORD_U52, mns_pmns_params_s(P),
+                                 mns_pmns_params_n(P), 1, MNS_PMNS_N_MAX, MNS_PMNS_MP_KERNEL_IFMA);
+        const mns_pmns_params *Q = st == MNS_OK ? mns_pmns_mp_params(g) : NULL;
+        if (!Q || mns_pmns_params_lambda(P) != mns_pmns_params_lambda(Q) ||
+            mns_pmns_params_chunk_bits(P) != mns_pmns_params_chunk_bits(Q) ||
+            mpz_cmp(mns_pmns_params_gamma(P), mns_pmns_params_gamma(Q)) != 0 ||
+            c->delta_gen != g->delta_gen) {
+            MT_CHECK(0, "fma s=%d %zu bits: pmns-mp-ifma has another set (%s)", s,
+                     mpz_sizeinbase(p, 2), Q ? mns_pmns_mp_describe(g) : mns_last_error());
+            mns_pmns_mp_free(g);
+            g = NULL;
+        }
+    }
+    const size_t L = mns_pmns_mp_limbs(c);
+    uint64_t *x = calloc(L, 8), *y = calloc(L, 8), *r = calloc(L, 8), *r2 = calloc(L, 8);
+    mpz_t a, b, want, got;
+    mpz_inits(a, b, want, got, NULL);
+    long bad = 0;
+    const int iters = (int)(200 * mt_scale());
+    for (int it = 0; it < iters; it++) {
+        mpz_urandomm(a, mt_rand, p);
+        mpz_urandomm(b, mt_rand, p);
+        mns_pmns_mp_set_mpz_var(c, x, a);
+        mns_pmns_mp_set_mpz_var(c, y, b);
+        if (it & 1) { /* loose: delta = 1 addition or subtraction */
+            if (it & 2)
+                mns_pmns_mp_sub(c, x, x, y);
+            else
+                mns_pmns_mp_add(c, x, x, y);
+            mns_pmns_mp_get_mpz_var(c, a, x);
+        }
+        if (it % 3 == 0) {
+            mns_pmns_mp_sqr(c, r, x);
+            if (g)
+                mns_pmns_mp_sqr(g, r2, x);
+            mpz_mul(want, a, a);
+        } else {
+            mns_pmns_mp_mul(c, r, x, y);
+            if (g)
+                mns_pmns_mp_mul(g, r2, x, y);
+            mpz_mul(want, a, b);
+        }
+        const int same = !g || memcmp(r, r2, L * 8) == 0;
+        const int ok = dl_ok(c, r, want, got, p, 1) && same;
+        bad += !ok;
+        MT_CHECK(ok, "fma it %d: %s or not tight, words %s pmns-mp-ifma's: %s", it,
+                 "wrong against GMP", same ? "equal to (or no)" : "differ from",
+                 mns_pmns_mp_describe(c));
+    }
+    printf("  fma s=%d %5zu bits, %d products and squares: %s (%s; %s)\n", s, mpz_sizeinbase(p, 2),
+           iters, bad ? "FAIL" : "ok", mns_pmns_mp_describe(c),
+           g ? "word for word with pmns-mp-ifma unsplit" : "no IFMA here to compare words with");
+    fflush(stdout);
+    mpz_clears(a, b, want, got, NULL);
+    free(x), free(y), free(r), free(r2);
+    mns_pmns_mp_free(c);
+    mns_pmns_mp_free(g);
+}
+
+/* the default's kernel: fma where the CPU has it (up to 4096 bits) */
+static void check_default_kernel(const mpz_t p)
+{
+    mns_field *f = NULL;
+    mns_status st = mns_field_new(&f, p, "pmns-mp");
+    const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
+    const int want_fma = mns_cpu_has_fma() && mpz_sizeinbase(p, 2) <= 4096;
+    MT_CHECK(st == MNS_OK && strstr(d, want_fma ? "kernel=fma " : "kernel=generic ") != NULL,
+             "default pmns-mp at %zu bits: expected kernel=%s, got %s", mpz_sizeinbase(p, 2),
+             want_fma ? "fma" : "generic", d);
+    mns_field_free(f);
+}
+
 int main(void)
 {
     mt_init("test_pmns_mp");
@@ -364,11 +471,16 @@ int main(void)
     static const size_t sizes[] = {512, 1024, 2048};
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         mt_modulus(p, sizes[z], MT_MOD_PRIME);
+        check_default_kernel(p);
         check_r("pmns-mp", p, 30, 10000, 8, 0);
+        check_r("pmns-mp:kernel=generic", p, 30, 10000, 8, 0);
         check("pmns-mp-ifma", p, 30, 10000, 8);
         for (int s = 2; s <= 4; s++) {
             char spec[64];
-            snprintf(spec, sizeof spec, "pmns-mp:s=%d", s);
+            check_fma(p, s);
+            snprintf(spec, sizeof spec, "pmns-mp:s=%d", s); /* fma where the CPU has it */
+            check(spec, p, 20, 1000, 3);
+            snprintf(spec, sizeof spec, "pmns-mp:s=%d,kernel=generic", s);
             check(spec, p, 20, 1000, 3);
             snprintf(spec, sizeof spec, "pmns-mp:s=%d,word=u52", s);
             check(spec, p, 20, 1000, 3);
@@ -388,7 +500,11 @@ int main(void)
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 3, d, 8);
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_GENERIC, 0, d, 0);
             check_delta_limit(p, MNS_PMNS_WORD_S64, MNS_PMNS_MP_KERNEL_GENERIC, 0, d, 0);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_FMA, 0, d, 0);
         }
+        check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_FMA, 2, 1, 0);
+        check("pmns-mp:kernel=fma,delta=2", p, 10, 1000, 2);
+        check("pmns-mp:kernel=fma,s=4,delta=3", p, 10, 1000, 2);
         check("pmns-mp:delta=3", p, 10, 1000, 2);
         check("pmns-mp:delta=2,word=u52", p, 10, 1000, 2);
         check("pmns-mp-ifma:delta=2", p, 10, 1000, 2);
@@ -484,7 +600,7 @@ int main(void)
     for (size_t i = 0; i < sizeof lam / sizeof *lam; i++) {
         mns_field *f = NULL;
         mpz_set_str(p, lam[i].hex, 16);
-        mns_status st = mns_field_new(&f, p, "pmns-mp");
+        mns_status st = mns_field_new(&f, p, "pmns-mp:kernel=generic");
         const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
         char want[64];
         snprintf(want, sizeof want, " %s ", lam[i].n_s);
@@ -492,7 +608,7 @@ int main(void)
         MT_CHECK(shape, "%zu bits: expected %s %s, got %s", mpz_sizeinbase(p, 2), lam[i].n_s,
                  lam[i].plan, d);
         mns_field_free(f);
-        check_r("pmns-mp", p, 10, 500, 1, 0);
+        check_r("pmns-mp:kernel=generic", p, 10, 500, 1, 0);
         /* the tight bound in a long chain, at delta 1 (and 2 up to 2048 bits:
          * each chain generates its set again, seconds at 4096 bits) */
         check_chain(p, 0, 0, 1, -1, (int)(300 * mt_scale()));
@@ -544,6 +660,24 @@ int main(void)
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, 1, 0);
             check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 0, 2, 0);
             break;
+        }
+    /* the FMA kernel at the larger sizes of its default (one vector of four
+     * coefficients more or less changes the instance): the default on
+     * random primes, with its kernel asserted, and word for word */
+    static const size_t fsizes[] = {768, 1536, 3072, 4096};
+    for (size_t z = 0; z < sizeof fsizes / sizeof *fsizes; z++) {
+        mt_modulus(p, fsizes[z], MT_MOD_PRIME);
+        check_default_kernel(p);
+        check_r("pmns-mp", p, 10, 1000, 1, 0);
+        check_fma(p, 0);
+    }
+    /* above MT_PRIME_MAX_BITS, mns-bench's 6144-bit prime: the portable
+     * kernel by default, kernel=fma on request (n = 34-35, s = 4) */
+    for (unsigned t = 0; t < mb_prime_table_len; t++)
+        if (mb_prime_table[t].bits == 6144) {
+            mpz_set_str(p, mb_prime_table[t].hex, 16);
+            check_default_kernel(p);
+            check_r("pmns-mp:kernel=fma", p, 10, 1000, 1, 1);
         }
     ifma_p1mod8(4);
     mpz_clear(p);

@@ -145,9 +145,10 @@ int main(void)
     }
     static const size_t mp[] = {512, 1024};
     for (size_t i = 0; i < sizeof mp / sizeof mp[0]; i++) {
-        check("pmns-mp", mp[i]);
+        check("pmns-mp", mp[i]); /* the FMA kernel where the CPU has AVX2 and FMA */
+        check("pmns-mp:kernel=generic", mp[i]);
         check("pmns-mp-ifma", mp[i]);
-        check("pmns-mp:delta=1", mp[i]);
+        check("pmns-mp:delta=1,kernel=generic", mp[i]);
     }
     check("pmns-mp-ifma", 2048); /* the RSA-4096 channel size */
     check("mpart", 1024); /* no set_words: refused */

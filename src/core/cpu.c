@@ -18,6 +18,7 @@ static unsigned detect(void)
         if (b & (1u << 19)) f |= MNS_CPU_ADX;
     }
     if (__builtin_cpu_supports("avx2")) f |= MNS_CPU_AVX2;
+    if (__builtin_cpu_supports("fma")) f |= MNS_CPU_FMA;
     if (__builtin_cpu_supports("avx512f")) f |= MNS_CPU_AVX512F;
     if (__builtin_cpu_supports("avx512ifma")) f |= MNS_CPU_AVX512IFMA;
     if (__builtin_cpu_supports("avx512vl")) f |= MNS_CPU_AVX512VL;
@@ -63,11 +64,18 @@ int mns_cpu_has_ifma(void)
     return (mns_cpu_features() & need) == need;
 }
 
+int mns_cpu_has_fma(void)
+{
+    const unsigned need = MNS_CPU_AVX2 | MNS_CPU_FMA;
+    return (mns_cpu_features() & need) == need;
+}
+
 const char *mns_cpu_features_string(void)
 {
     static const struct { unsigned bit; const char *name; } names[] = {
         {MNS_CPU_BMI2, "bmi2"},         {MNS_CPU_ADX, "adx"},
-        {MNS_CPU_AVX2, "avx2"},         {MNS_CPU_AVX512F, "avx512f"},
+        {MNS_CPU_AVX2, "avx2"},         {MNS_CPU_FMA, "fma"},
+        {MNS_CPU_AVX512F, "avx512f"},
         {MNS_CPU_AVX512IFMA, "avx512ifma"}, {MNS_CPU_AVX512VL, "avx512vl"},
         {MNS_CPU_AVX512BW, "avx512bw"}, {MNS_CPU_AVX512DQ, "avx512dq"},
     };

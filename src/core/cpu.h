@@ -15,7 +15,8 @@ enum {
     MNS_CPU_AVX512VL = 1 << 4,
     MNS_CPU_AVX512BW = 1 << 5,
     MNS_CPU_AVX512DQ = 1 << 6,
-    MNS_CPU_AVX2 = 1 << 7
+    MNS_CPU_AVX2 = 1 << 7,
+    MNS_CPU_FMA = 1 << 8    /* vfmadd (FMA3) */
 };
 
 /* Features the kernels may use: what the CPU has, or 0 under MNS_CPU=generic. */
@@ -24,6 +25,8 @@ unsigned mns_cpu_features(void);
 unsigned mns_cpu_features_raw(void);
 /* 1 if every feature of the IFMA kernels (avx512f, ifma, vl, bw, dq) is usable. */
 int mns_cpu_has_ifma(void);
+/* 1 if AVX2 and FMA are usable (the FMA kernel of pmns-mp, src/pmns/mp_fma.c). */
+int mns_cpu_has_fma(void);
 /* "bmi2 adx avx512f avx512ifma ..." for reports. */
 const char *mns_cpu_features_string(void);
 

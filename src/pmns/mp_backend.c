@@ -22,6 +22,8 @@
  * no limit; mns_pmns_mp_generic_plan_choose picks the exact plan of least
  * modelled cost. */
 #define MP_BASE_IFMA 64
+/* the largest p for which pmns-mp's default tries the FMA kernel */
+#define MP_FMA_BITS_MAX 4096
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -160,6 +162,8 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->mcol);
     free(c->mpcol);
     free(c->mfast);
+    free(c->mfd);
+    free(c->mpfd);
     free(c->mpfast);
     free(c->msplit);
     free(c->moff);
@@ -548,7 +552,9 @@ static int plan_ok(mns_pmns_mp_ctx *c, double lg_d, double lg_md, int ifma, int 
     return 52 + sb + 1 + lo < 62.5 && c->k + sb + lo + 2 < 62.5;
 }
 
-static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
+/* ifma: the u52 vector kernels' bounds and fused data; fma: then the FMA
+ * kernel (mp_fma.c) instead of the IFMA ones */
+static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
 {
     const int n = c->n, s = c->s, k = c->k;
     mns_status st;
@@ -671,6 +677,18 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma)
         c->mul = mns_pmns_mp_mul_ifma;
         c->sqr = mns_pmns_mp_sqr_ifma;
         c->kernel = "ifma";
+        if (fma) {
+            const int r = mns_pmns_mp_fma_prepare(c);
+            if (r <= 0) {
+                c->fma_miss = r == 0;
+                st = r < 0 ? mns_error(MNS_ENOMEM, "pmns-mp: out of memory")
+                           : mns_error(MNS_ENOTSUP,
+                                       "pmns-mp: the FMA kernel has no instance for n=%d s=%d "
+                                       "(s = 2..4, n <= 48)",
+                                       n, s);
+                goto out;
+            }
+        }
     } else {
         c->mul = mns_pmns_mp_mul_generic;
         c->sqr = mns_pmns_mp_sqr_generic;
@@ -707,16 +725,38 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         return mns_error(MNS_EINVAL, "pmns-mp: s in 2..%d (0: automatic), n in 0..%d, delta in "
                                      "0..255",
                          MNS_PMNS_S_MAX, MNS_PMNS_N_MAX);
-    int ifma = kernel == MNS_PMNS_MP_KERNEL_IFMA ||
+    const int fma = kernel == MNS_PMNS_MP_KERNEL_FMA;
+    if (fma && word != MNS_PMNS_WORD_U52)
+        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel needs the u52 word");
+    if (fma && !mns_cpu_has_fma())
+        return mns_error(MNS_ENOTSUP, "pmns-mp: this CPU has no AVX2 and FMA for the FMA kernel%s",
+                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    /* the FMA kernel runs the IFMA kernels' sets and fused data: from here
+     * on it takes their path (ifma), unsplit, and swaps the kernel at the end */
+    int ifma = fma || kernel == MNS_PMNS_MP_KERNEL_IFMA ||
                (kernel == MNS_PMNS_MP_KERNEL_AUTO && word == MNS_PMNS_WORD_U52 &&
                 mns_cpu_has_ifma());
     if (ifma && (word != MNS_PMNS_WORD_U52))
         return mns_error(MNS_EINVAL, "pmns-mp: the IFMA kernel needs the u52 word");
-    if (ifma && !mns_cpu_has_ifma())
+    if (ifma && !fma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
                          mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
-    const int base_user = base; /* 0: the kernel chooses (mp_ifma_fused.c, or
-                                 * the generic kernel's cost model) */
+    if (fma && (base != 0 || (s != 0 && !mns_pmns_mp_fma_has(s, 4))))
+        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel is unsplit (no base=) and takes "
+                                     "s = 2..4");
+    if (fma && s == 0)
+        /* measured on Zen 3 (docs/pmns-mp.md, "FMA kernel"): s = 3 up to
+         * 3072 bits, s = 4 from 4096 (at 6144 bits s = 3 and 4 within 2%,
+         * s = 5 and 6 slower: their products per step outrun the registers) */
+        s = mpz_sizeinbase(p, 2) <= 3072 ? 3 : 4;
+    /* n > 48 has no instance: refuse before generating (n s k is about bits
+     * plus the room of rho, k <= 50: 47 bits per digit is a safe guess) */
+    if (fma && (n ? n : (int)((mpz_sizeinbase(p, 2) + 47 * s - 1) / (47 * s))) > 48)
+        return mns_error(MNS_ENOTSUP, "pmns-mp: the FMA kernel takes n <= 48 (s = %d at %zu bits)",
+                         s, mpz_sizeinbase(p, 2));
+    const int base_user = fma ? MNS_PMNS_N_MAX : base; /* 0: the kernel chooses
+                                 * (mp_ifma_fused.c, or the generic kernel's
+                                 * cost model); >= n: unsplit */
     if (base == 0 && ifma)
         base = MP_BASE_IFMA;
 
@@ -814,7 +854,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         mpz_set_ui(c->phi_inv, 0);
         mpz_setbit(c->phi_inv, mns_pmns_params_phi_log2(P));
         mpz_invert(c->phi_inv, c->phi_inv, p);
-        st = build(c, base, ifma);
+        st = build(c, base, ifma, fma);
         if (st == MNS_OK && !(c->gw_pow = mns_pmns_gw_powers(c->p, c->gamma, c->n)))
             st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
         if (st == MNS_OK) {
@@ -825,7 +865,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
                 off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "",
                                         c->plan.f[l]);
             snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
-            if (c->fast) /* the fused IFMA kernel has its own plan */
+            if (c->fast || c->mfd) /* the fused IFMA (FMA) kernel has its own plan */
                 mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
             snprintf(buf, sizeof buf,
                      "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
@@ -837,7 +877,10 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
             return MNS_OK;
         }
         int nn = c->n, ss = c->s;
+        const int miss = c->fma_miss;
         mns_pmns_mp_free(c);
+        if (miss) /* another t or delta does not make an instance */
+            return st;
         if (st == MNS_ENOTSUP && tadds < 64 * nn) {
             /* the kernel bounds fail: ask for more room in the words
              * ((B3) with a larger t, so a smaller k) */
@@ -931,7 +974,7 @@ static const mns_field_ops mp_ops = {
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                                 const char *name, int ifma)
 {
-    static const char *const allowed_mp[] = {"s", "n", "delta", "base", "word", NULL};
+    static const char *const allowed_mp[] = {"s", "n", "delta", "base", "word", "kernel", NULL};
     static const char *const allowed_ifma[] = {"s", "n", "delta", "base", NULL};
     mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
     if (st != MNS_OK)
@@ -957,9 +1000,34 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
     if (ifma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "%s: needs AVX-512 IFMA (absent%s)", name,
                          mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
+    /* pmns-mp's kernel: kernel=generic (portable C, the s64 word unless
+     * word=u52) or kernel=fma (AVX2 + FMA, u52). Without kernel=, word= and
+     * base=, the FMA kernel where the CPU has it, up to 4096 bits (s = 2..4),
+     * else the portable one (docs/pmns-mp.md, "FMA kernel": on Zen 3, in one
+     * process, 0.98-1.20x the portable kernel's speed at 1024-4096 bits,
+     * 0.90-0.94x at 6144 (n = 34 s = 4 unsplit: quadratic in n), and its
+     * n = 45 s = 4 set at 8192 bits took minutes to generate) */
+    mns_pmns_mp_kernel kern = ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC;
+    const char *kv = mns_opts_get(opts, "kernel");
+    int try_fma = 0;
+    if (kv) {
+        if (strcmp(kv, "fma") == 0) {
+            if (w && word != MNS_PMNS_WORD_U52)
+                return mns_error(MNS_EINVAL, "%s: kernel=fma runs u52 sets, not word=%s", name, w);
+            kern = MNS_PMNS_MP_KERNEL_FMA;
+            word = MNS_PMNS_WORD_U52;
+        } else if (strcmp(kv, "generic") != 0)
+            return mns_error(MNS_EINVAL, "%s: kernel is generic or fma, not \"%s\"", name, kv);
+    } else
+        try_fma = !w && !base && (s == 0 || s <= 4) && mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX &&
+                  mns_cpu_has_fma();
     mns_pmns_mp_ctx *c = NULL;
-    st = mns_pmns_mp_new_var(&c, p, word, (int)s, (int)n, (int)delta, (int)base,
-                             ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC);
+    st = MNS_ENOTSUP;
+    if (try_fma)
+        st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
+                                 MNS_PMNS_MP_KERNEL_FMA);
+    if (st != MNS_OK)
+        st = mns_pmns_mp_new_var(&c, p, word, (int)s, (int)n, (int)delta, (int)base, kern);
     if (st != MNS_OK)
         return st;
     out->ctx = c;

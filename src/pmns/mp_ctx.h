@@ -137,6 +137,11 @@ struct mns_pmns_mp_ctx {
     int fs_plan;        /* e.g. 222: three 2-way levels; 0: none */
     uint64_t *msplit;
     int base_user;      /* the base= asked for (0: automatic) */
+    /* FMA kernel (mp_fma.c): mfast and mpfast as doubles (M_j's columns at
+     * mfl = 8 ceil(n/8) lanes, M'_0's at mpl); NULL for the other kernels */
+    double *mfd, *mpfd;
+    int mfl;
+    int fma_miss;       /* build: the FMA kernel has no instance for (n, s) */
     double lg_d;        /* bits of the largest normalised operand digit (build) */
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
@@ -177,6 +182,15 @@ int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, doub
 int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max);
 void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
+/* FMA kernel (mp_fma.c): the unsplit fused schedule with double-precision
+ * FMA products; prepare (after mns_pmns_mp_ifma_prepare built the fused
+ * data) makes mfd/mpfd and sets mul/sqr: 1, 0 without an instance for
+ * (n, s) (s = 2..4, n <= 48), -1 out of memory */
+void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                         const uint64_t *b);
+void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
+int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
+int mns_pmns_mp_fma_has(int s, int n);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_NMAX 64

@@ -1,0 +1,444 @@
+/* The FMA kernel of the multi-precision PMNS (kernel=fma of pmns-mp, its
+ * default up to 4096 bits on x86-64 CPUs with AVX2 and FMA; MNS_CPU=generic
+ * turns it off): Alg. 3 on the u52 sets of pmns-mp-ifma,
+ * the schedule of its unsplit fused kernel (mp_ifma_fused.h: lanes are
+ * coefficients, A's digits broadcast against windows of B's Toeplitz
+ * sequence, T M_j from aligned column matrices, EARLY operand products), with
+ * each 52 x 52-bit product made of two double-precision FMAs, 4 lanes.
+ *
+ * Why: on a CPU without IFMA the scalar 64 x 64 -> 128-bit multiplier is the
+ * bound of the portable kernel (tests/mul_rate.c: 1.8 cycles a product on
+ * Zen 3), while two 256-bit FMA pipes give a 4-lane 52 x 52-bit product with
+ * both halves in about 1.9 cycles (2.8x the bits^2 per cycle).
+ *
+ * THE PRODUCT (exact, any inputs a, b in [0, 2^52), round to nearest):
+ *   h  = fma(a, b, 2^104)        in [2^104, 2^105], a multiple of 2^52:
+ *                                bits(h) - bits(2^104) = hi = round(ab / 2^52)
+ *   lo = fma(a, b, -(h - 2^104)) = ab - 2^52 hi, exact, |lo| <= 2^51
+ *   lo + 3 2^51                  in [2^52, 2^53]: bits(.) - bits(3 2^51) = lo
+ *                                (also at 2^53, where the exponent steps)
+ * so ab = lo + 2^52 hi with lo signed. The IFMA kernel's lo is ab mod 2^52
+ * and its hi the floor; every use below only needs lo + 2^52 hi and lo mod
+ * 2^k (k <= 52): T reads lo mod 2^k, the exact division shifts lo + carry
+ * arithmetically, so R, T and the result are the IFMA kernel's integers
+ * exactly (the tests compare the words). The accumulators add bits(h) and
+ * bits(lo + 3 2^51); the biases (count x the constant's bits) come off once.
+ * |lo| <= 2^51 makes the lo sums smaller than IFMA's, and hi is at most one
+ * more per product: the bounds the u52 set was checked for hold.
+ *
+ * Rounding: the identities need round to nearest. A caller's MXCSR with
+ * another rounding mode (or unmasked exceptions: the FMAs are inexact by
+ * design) is saved, set for the call and restored. A mode without rounding
+ * control in the hardware would break the split: valgrind ignores MXCSR's
+ * rounding field, so a round-down version (one add fewer per product) gave
+ * wrong results under it; this one is right under valgrind too.
+ *
+ * Constant time: loop bounds depend on (n, s) only, no branch or index on
+ * data; the operands are integers below 2^53 or multiples of 2^52 near
+ * 2^104, never subnormal (where some FPUs are slower). */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "pmns/mp_ctx.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define FMA_TARGET __attribute__((target("avx2,fma")))
+#define AI __attribute__((always_inline))
+#define SEQ MP_FAST_SEQ
+#define OFF MP_FAST_OFF
+
+/* the instances: s = 2..4, up to NV_MAX vectors of 4 coefficients */
+#define NV_MAX 12
+
+static const double C_HI = 0x1p104;   /* h = ab + 2^104 rounded to a multiple of 2^52 */
+static const double C_LO = 0x1.8p52;  /* lo + 3 2^51 in [2^52, 2^53] */
+static const double C_INT = 0x1p52;   /* x < 2^52 -> double: bits(2^52) | x, minus 2^52 */
+#define BITS_HI 0x4670000000000000ULL /* bits(2^104) */
+#define BITS_LO 0x4338000000000000ULL /* bits(3 2^51) */
+#define BITS_INT 0x4330000000000000ULL
+
+/* lanes < rem of a vector (rem >= 4: all) */
+static inline AI FMA_TARGET __m256i lane_mask(int rem)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem), _mm256_set_epi64x(3, 2, 1, 0));
+}
+
+/* integers in [0, 2^52) -> doubles, exactly */
+static inline AI FMA_TARGET __m256d to_double(__m256i x)
+{
+    const __m256i b = _mm256_set1_epi64x((long long)BITS_INT);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, b)), _mm256_set1_pd(C_INT));
+}
+
+/* (lo, hi) += w x, biased (see the top) */
+static inline AI FMA_TARGET void mac(__m256i *lo, __m256i *hi, __m256d w, __m256d x)
+{
+    const __m256d ch = _mm256_set1_pd(C_HI);
+    const __m256d h = _mm256_fmadd_pd(w, x, ch);
+    const __m256d l = _mm256_add_pd(_mm256_fmsub_pd(w, x, _mm256_sub_pd(h, ch)), _mm256_set1_pd(C_LO));
+    *hi = _mm256_add_epi64(*hi, _mm256_castpd_si256(h));
+    *lo = _mm256_add_epi64(*lo, _mm256_castpd_si256(l));
+}
+
+/* x >> k, arithmetic (AVX2 has no 64-bit one): (x + 2^63) >> k - 2^(63-k) */
+static inline AI FMA_TARGET __m256i sra(__m256i x, __m256i kc, __m256i top, __m256i topk)
+{
+    return _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_xor_si256(x, top), kc), topk);
+}
+
+/* the digits of a, carried as fu_seq does (digits 0..S-2 in [0, 2^k), the
+ * top one the rest, below 2^52 by the set's bounds), as doubles in Toeplitz
+ * sequences: t[n-1+d] = a_d, t[n-1-d] = lambda a_(n-d) (lambda a < 2^52:
+ * the product is exact), at seq + j SEQ + OFF; zeros after the end for the
+ * padding lanes' windows. Whole-vector stores, in an order where each
+ * overwrites what the one before spilled past its lanes (lambda a, then a,
+ * then the zeros): AMD's masked stores (vmaskmovpd) are microcoded. */
+static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, const uint64_t *a,
+                                        const int S, const int NV)
+{
+    const int n = c->n;
+    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
+    const __m256d lam = _mm256_set1_pd((double)c->lambda);
+    __m256i carry[NV_MAX];
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++)
+        carry[v] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < S; j++) {
+        double *t = seq + (size_t)j * SEQ + OFF;
+        __m256d d[NV_MAX];
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; v++) {
+            const __m256i m = lane_mask(n - 4 * v); /* lanes >= n read as 0 */
+            __m256i x = _mm256_add_epi64(
+                _mm256_maskload_epi64((const long long *)(a + (size_t)j * n + 4 * v), m), carry[v]);
+            if (j < S - 1) {
+                carry[v] = _mm256_srlv_epi64(x, kc);
+                x = _mm256_and_si256(x, km);
+            }
+            d[v] = to_double(x);
+            /* lane 0 of v = 0 lands in the front padding; lanes >= n past
+             * t[n - 2], where a_0.. is stored next */
+            _mm256_storeu_pd(t + 4 * v - 1, _mm256_mul_pd(d[v], lam));
+        }
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; v++)
+            _mm256_storeu_pd(t + (n - 1) + 4 * v, d[v]);
+        _mm256_storeu_pd(t + 2 * n - 1, _mm256_setzero_pd());
+        _mm256_storeu_pd(t + 2 * n + 3, _mm256_setzero_pd());
+    }
+}
+
+/* adds the biased sums of cnt products to R's rows j0.., vectors v0.. */
+static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m256i *lo,
+                                          const __m256i *hi, int cnt, const int SJ, const int VB,
+                                          const int v0, const size_t L)
+{
+    const __m256i bl = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_LO));
+    const __m256i bh = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_HI));
+#pragma GCC unroll 8
+    for (int j = 0; j < SJ; j++)
+#pragma GCC unroll 8
+        for (int v = 0; v < VB; v++) {
+            __m256i *pl = (__m256i *)(rlo + j * L + 4 * (v0 + v));
+            __m256i *ph = (__m256i *)(rhi + j * L + 4 * (v0 + v));
+            *pl = _mm256_add_epi64(*pl, _mm256_sub_epi64(lo[j * VB + v], bl));
+            *ph = _mm256_add_epi64(*ph, _mm256_sub_epi64(hi[j * VB + v], bh));
+        }
+}
+
+/* operand products: R[j][v] += sum_c xd[j SEQ + c] seq[4 v - c ..], j < SJ,
+ * v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's digits) */
+static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const double *seq,
+                                             const double *xd, int n, const int SJ, const int VB,
+                                             const int v0, const size_t L)
+{
+    __m256i lo[8], hi[8];
+#pragma GCC unroll 8
+    for (int g = 0; g < SJ * VB; g++)
+        lo[g] = hi[g] = _mm256_setzero_si256();
+    const double *s0 = seq + 4 * v0;
+    for (int cc = 0; cc < n; cc++) {
+        __m256d w[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < VB; v++)
+            w[v] = _mm256_loadu_pd(s0 + 4 * v - cc);
+#pragma GCC unroll 4
+        for (int j = 0; j < SJ; j++) {
+            const __m256d x = _mm256_broadcast_sd(xd + j * SEQ + cc);
+#pragma GCC unroll 4
+            for (int v = 0; v < VB; v++)
+                mac(&lo[j * VB + v], &hi[j * VB + v], w[v], x);
+        }
+    }
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L);
+}
+
+/* all S x NV outputs: every digit of A against VB vectors at a time, VB
+ * = 4 / S (at least 1): at most 4 accumulator pairs in the 16 ymm registers
+ * with the windows, the broadcast and the constants */
+static inline AI FMA_TARGET void fm_prod_win_all(int64_t *rlo, int64_t *rhi, const double *seq,
+                                                 const double *xd, int n, const int S, const int NV,
+                                                 const size_t L)
+{
+    const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
+    int v0 = 0;
+#pragma GCC unroll 16
+    for (; v0 + VB <= NV; v0 += VB)
+        fm_prod_win(rlo, rhi, seq, xd, n, S, VB, v0, L);
+    if (NV - v0 > 0)
+        fm_prod_win(rlo, rhi, seq, xd, n, S, NV - v0, v0, L);
+}
+
+/* T M_j: R[j][v] += sum_c x[c] cols[c][j][v] (cols: the column matrices of
+ * the M_j, CL lanes per (c, j)) */
+static inline AI FMA_TARGET void fm_prod_col(int64_t *rlo, int64_t *rhi, const double *cols,
+                                             const double *x, int n, const int S, const int SJ,
+                                             const int VB, const int v0, const size_t L,
+                                             const size_t CL)
+{
+    const size_t CS = (size_t)S * CL;
+    __m256i lo[8], hi[8];
+#pragma GCC unroll 8
+    for (int g = 0; g < SJ * VB; g++)
+        lo[g] = hi[g] = _mm256_setzero_si256();
+    const double *col = cols + 4 * v0;
+    for (int cc = 0; cc < n; cc++, col += CS) {
+        const __m256d xv = _mm256_broadcast_sd(x + cc);
+#pragma GCC unroll 4
+        for (int j = 0; j < SJ; j++)
+#pragma GCC unroll 4
+            for (int v = 0; v < VB; v++)
+                mac(&lo[j * VB + v], &hi[j * VB + v], _mm256_load_pd(col + j * CL + 4 * v), xv);
+    }
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L);
+}
+
+static inline AI FMA_TARGET void fm_prod_col_all(int64_t *rlo, int64_t *rhi, const double *cols,
+                                                 const double *x, int n, const int S, const int NV,
+                                                 const size_t L, const size_t CL)
+{
+    const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
+    int v0 = 0;
+#pragma GCC unroll 16
+    for (; v0 + VB <= NV; v0 += VB)
+        fm_prod_col(rlo, rhi, cols, x, n, S, S, VB, v0, L, CL);
+    if (NV - v0 > 0)
+        fm_prod_col(rlo, rhi, cols, x, n, S, S, NV - v0, v0, L, CL);
+}
+
+/* T = ((R_i + carry) mod 2^k) M'_0 mod (E, 2^k), as doubles into tb: only lo
+ * matters (mod 2^k); xb: the broadcasts */
+static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *rlo,
+                                      const __m256i *carry, double *xb, double *tb, __m256i km,
+                                      const int NV)
+{
+    const int n = c->n;
+    const size_t CL = (size_t)c->mpl;
+    const __m256d ch = _mm256_set1_pd(C_HI), cl = _mm256_set1_pd(C_LO);
+    __m256i acc[NV_MAX];
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++) {
+        const __m256i x = _mm256_add_epi64(_mm256_load_si256((const __m256i *)(rlo + 4 * v)), carry[v]);
+        _mm256_store_pd(xb + 4 * v, to_double(_mm256_and_si256(x, km)));
+        acc[v] = _mm256_setzero_si256();
+    }
+    for (int cc = 0; cc < n; cc++) {
+        const __m256d x = _mm256_broadcast_sd(xb + cc);
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; v++) {
+            const __m256d w = _mm256_load_pd(c->mpfd + (size_t)cc * CL + 4 * v);
+            const __m256d h = _mm256_fmadd_pd(w, x, ch);
+            const __m256d l = _mm256_add_pd(_mm256_fmsub_pd(w, x, _mm256_sub_pd(h, ch)), cl);
+            acc[v] = _mm256_add_epi64(acc[v], _mm256_castpd_si256(l));
+        }
+    }
+    const __m256i bl = _mm256_set1_epi64x((long long)((uint64_t)n * BITS_LO));
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++)
+        _mm256_store_pd(tb + 4 * v, to_double(_mm256_and_si256(_mm256_sub_epi64(acc[v], bl), km)));
+}
+
+/* the exact division: carry = (R_i + carry) / 2^k = (lo + carry) >> k + hi
+ * 2^(52-k), lo + carry divisible by 2^k */
+static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, __m256i *carry,
+                                        __m256i kc, __m256i kh, __m256i top, __m256i topk,
+                                        const int NV)
+{
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++) {
+        const __m256i x = _mm256_add_epi64(_mm256_load_si256((const __m256i *)(rlo + 4 * v)), carry[v]);
+        carry[v] = _mm256_add_epi64(sra(x, kc, top, topk),
+                                    _mm256_sllv_epi64(_mm256_load_si256((const __m256i *)(rhi + 4 * v)), kh));
+    }
+}
+
+/* r <- a b phi^-1 (Alg. 3); b == a for the squaring (the same products) */
+static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                                         const uint64_t *b, const int S, const int NV)
+{
+    enum { LM = 4 * NV_MAX, SM = 4 };
+    const size_t L = 4 * (size_t)NV;
+    const int n = c->n;
+    _Alignas(32) double seqa[SM * SEQ], seqb[SM * SEQ], xb[LM], tb[LM];
+    _Alignas(32) int64_t rlo[2 * SM * LM], rhi[2 * SM * LM];
+    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
+    const __m256i kh = _mm256_set1_epi64x(52 - c->k);
+    const __m256i top = _mm256_set1_epi64x((long long)(1ULL << 63));
+    const __m256i topk = _mm256_set1_epi64x((long long)((1ULL << 63) >> c->k));
+    __m256i carry[NV_MAX];
+    fm_seq(c, seqa, a, S, NV);
+    fm_seq(c, seqb, b, S, NV);
+    memset(rlo, 0, 2 * S * L * sizeof *rlo);
+    memset(rhi, 0, 2 * S * L * sizeof *rhi);
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++)
+        carry[v] = _mm256_setzero_si256();
+    const double *adig = seqa + OFF + (n - 1);
+    fm_prod_win_all(rlo, rhi, seqb + OFF + (n - 1), adig, n, S, NV, L);
+#pragma GCC unroll 1
+    for (int i = 0; i < S; i++) {
+        fm_t(c, rlo + i * L, carry, xb, tb, km, NV);
+        /* EARLY (as fu_body): the operand products of step i + 1 fill the
+         * latency of T -> T M_j -> carry */
+        if (i + 1 < S)
+            fm_prod_win_all(rlo + (i + 1) * L, rhi + (i + 1) * L,
+                            seqb + (size_t)(i + 1) * SEQ + OFF + (n - 1), adig, n, S, NV, L);
+        fm_prod_col_all(rlo + i * L, rhi + i * L, c->mfd, tb, n, S, NV, L, (size_t)c->mfl);
+        fm_div(rlo + i * L, rhi + i * L, carry, kc, kh, top, topk, NV);
+    }
+    /* lines 15-18: C_j = R_(s+j) mod 2^k, carried; the top digit is the last
+     * carry. r may alias a or b: both were read into the sequences. Whole
+     * vectors (a row's padding lanes spill into the next row, written after
+     * it), but the last one through xb's words */
+#pragma GCC unroll 8
+    for (int j = 0; j < S; j++)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; v++) {
+            __m256i *o = (__m256i *)(r + (size_t)j * n + 4 * v);
+            if (j < S - 1) {
+                const size_t d = (size_t)(S + j) * L + 4 * v;
+                const __m256i x = _mm256_add_epi64(_mm256_load_si256((const __m256i *)(rlo + d)), carry[v]);
+                _mm256_storeu_si256(o, _mm256_and_si256(x, km));
+                carry[v] = _mm256_add_epi64(sra(x, kc, top, topk),
+                                            _mm256_sllv_epi64(_mm256_load_si256((const __m256i *)(rhi + d)), kh));
+            } else if (v < NV - 1)
+                _mm256_storeu_si256(o, carry[v]);
+            else {
+                uint64_t *w = (uint64_t *)xb;
+                _mm256_store_si256((__m256i *)w, carry[v]);
+                for (int l = 0; l < n - 4 * v; l++) /* n is public */
+                    ((uint64_t *)o)[l] = w[l];
+            }
+        }
+}
+
+typedef void (*fm_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
+
+#define FM_INST(S, NV)                                                                          \
+    static FMA_TARGET void fm_mul_##S##_##NV(const mns_pmns_mp_ctx *c, uint64_t *r,             \
+                                             const uint64_t *a, const uint64_t *b)              \
+    {                                                                                           \
+        fm_body(c, r, a, b, S, NV);                                                             \
+    }
+#define FM_ROW(S)                                                                               \
+    FM_INST(S, 1) FM_INST(S, 2) FM_INST(S, 3) FM_INST(S, 4) FM_INST(S, 5) FM_INST(S, 6)         \
+        FM_INST(S, 7) FM_INST(S, 8) FM_INST(S, 9) FM_INST(S, 10) FM_INST(S, 11) FM_INST(S, 12)
+FM_ROW(2)
+FM_ROW(3)
+FM_ROW(4)
+#define FM_TAB(S)                                                                               \
+    {fm_mul_##S##_1, fm_mul_##S##_2,  fm_mul_##S##_3,  fm_mul_##S##_4,                          \
+     fm_mul_##S##_5, fm_mul_##S##_6,  fm_mul_##S##_7,  fm_mul_##S##_8,                          \
+     fm_mul_##S##_9, fm_mul_##S##_10, fm_mul_##S##_11, fm_mul_##S##_12}
+static const fm_fn fm_tab[3][NV_MAX] = {FM_TAB(2), FM_TAB(3), FM_TAB(4)};
+
+static fm_fn fm_pick(int s, int n)
+{
+    const int nv = (n + 3) / 4;
+    return s >= 2 && s <= 4 && nv >= 1 && nv <= NV_MAX ? fm_tab[s - 2][nv - 1] : NULL;
+}
+
+/* round to nearest, every exception masked, flags as they were */
+#define MXCSR_WANT(csr) (((csr) & ~0x6000u) | 0x1F80u)
+
+static void fm_call(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const fm_fn f = fm_pick(c->s, c->n);
+    const unsigned csr = _mm_getcsr();
+    if (csr == MXCSR_WANT(csr)) {
+        f(c, r, a, b);
+        return;
+    }
+    _mm_setcsr(MXCSR_WANT(csr));
+    f(c, r, a, b);
+    _mm_setcsr(csr);
+}
+
+void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                         const uint64_t *b)
+{
+    fm_call(c, r, a, b);
+}
+
+void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
+{
+    fm_call(c, r, a, a);
+}
+
+int mns_pmns_mp_fma_has(int s, int n) { return fm_pick(s, n) != NULL && n <= MP_FAST_NMAX; }
+
+int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
+{
+    const int n = c->n, s = c->s;
+    /* the unsplit fused data of mp_ifma_fused.c: M_j's columns at 8
+     * ceil(n/8) lanes, M'_0's at mpl lanes */
+    if (!fm_pick(s, n) || !c->mfast || !c->mpfast || c->fs_plan)
+        return 0;
+    c->mfl = 8 * ((n + 7) / 8);
+    const size_t nm = (size_t)n * s * c->mfl, np = (size_t)n * c->mpl;
+    c->mfd = mns_alloc64(nm * sizeof(double));
+    c->mpfd = mns_alloc64(np * sizeof(double));
+    if (!c->mfd || !c->mpfd)
+        return -1;
+    for (size_t i = 0; i < nm; i++)
+        c->mfd[i] = (double)c->mfast[i]; /* < 2^52: exact */
+    for (size_t i = 0; i < np; i++)
+        c->mpfd[i] = (double)c->mpfast[i];
+    /* the IFMA kernels mp_ifma_fused.c chose must never run here */
+    c->fast = c->fast_sqr = NULL;
+    c->fast2 = c->fast2_sqr = NULL;
+    c->mul = mns_pmns_mp_mul_fma;
+    c->sqr = mns_pmns_mp_sqr_fma;
+    c->kernel = "fma";
+    return 1;
+}
+
+#else /* not x86-64 with GCC-style target attributes: no FMA kernel */
+
+void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                         const uint64_t *b)
+{
+    mns_pmns_mp_mul_generic(c, r, a, b);
+}
+
+void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
+{
+    mns_pmns_mp_sqr_generic(c, r, a);
+}
+
+int mns_pmns_mp_fma_has(int s, int n)
+{
+    (void)s;
+    (void)n;
+    return 0;
+}
+
+int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
+{
+    (void)c;
+    return 0;
+}
+#endif
