@@ -131,10 +131,12 @@ static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, c
     }
 }
 
-/* adds the biased sums of cnt products to R's rows j0.., vectors v0.. */
+/* adds the biased sums of cnt products to R's rows 0..SJ-1, vectors v0..;
+ * DBL (the squaring's cross products): rows j > 0 doubled, after the biases
+ * came off, so that the sums keep their bounds */
 static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m256i *lo,
                                           const __m256i *hi, int cnt, const int SJ, const int VB,
-                                          const int v0, const size_t L)
+                                          const int v0, const size_t L, const int DBL)
 {
     const __m256i bl = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_LO));
     const __m256i bh = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_HI));
@@ -144,8 +146,14 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
         for (int v = 0; v < VB; v++) {
             __m256i *pl = (__m256i *)(rlo + j * L + 4 * (v0 + v));
             __m256i *ph = (__m256i *)(rhi + j * L + 4 * (v0 + v));
-            *pl = _mm256_add_epi64(*pl, _mm256_sub_epi64(lo[j * VB + v], bl));
-            *ph = _mm256_add_epi64(*ph, _mm256_sub_epi64(hi[j * VB + v], bh));
+            __m256i l = _mm256_sub_epi64(lo[j * VB + v], bl);
+            __m256i h = _mm256_sub_epi64(hi[j * VB + v], bh);
+            if (DBL && j > 0) {
+                l = _mm256_slli_epi64(l, 1);
+                h = _mm256_slli_epi64(h, 1);
+            }
+            *pl = _mm256_add_epi64(*pl, l);
+            *ph = _mm256_add_epi64(*ph, h);
         }
 }
 
@@ -153,7 +161,7 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
  * v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's digits) */
 static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const double *seq,
                                              const double *xd, int n, const int SJ, const int VB,
-                                             const int v0, const size_t L)
+                                             const int v0, const size_t L, const int DBL)
 {
     __m256i lo[8], hi[8];
 #pragma GCC unroll 8
@@ -173,7 +181,7 @@ static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const d
                 mac(&lo[j * VB + v], &hi[j * VB + v], w[v], x);
         }
     }
-    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L);
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, DBL);
 }
 
 /* all S x NV outputs: every digit of A against VB vectors at a time, VB
@@ -181,15 +189,40 @@ static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const d
  * with the windows, the broadcast and the constants */
 static inline AI FMA_TARGET void fm_prod_win_all(int64_t *rlo, int64_t *rhi, const double *seq,
                                                  const double *xd, int n, const int S, const int NV,
-                                                 const size_t L)
+                                                 const size_t L, const int DBL)
 {
     const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
     int v0 = 0;
 #pragma GCC unroll 16
     for (; v0 + VB <= NV; v0 += VB)
-        fm_prod_win(rlo, rhi, seq, xd, n, S, VB, v0, L);
+        fm_prod_win(rlo, rhi, seq, xd, n, S, VB, v0, L, DBL);
     if (NV - v0 > 0)
-        fm_prod_win(rlo, rhi, seq, xd, n, S, NV - v0, v0, L);
+        fm_prod_win(rlo, rhi, seq, xd, n, S, NV - v0, v0, L, DBL);
+}
+
+/* the operand products of step i: R_(i+j) += A_j B_i, j < S; SQ (b = a):
+ * R_(2i) += A_i A_i and R_(i+j) += 2 A_j A_i for j > i, s(s+1)/2 products
+ * in all instead of s^2 (rows from 2i: the digits from A_i on against A_i's
+ * windows, the cross rows doubled). The number of rows is a constant per
+ * case, as the accumulators need. */
+static inline AI FMA_TARGET void fm_ops(int64_t *rlo, int64_t *rhi, const double *seqa,
+                                        const double *seqb, int n, const int i, const int S,
+                                        const int NV, const size_t L, const int SQ)
+{
+    const double *adig = seqa + OFF + (n - 1);
+    if (!SQ) {
+        fm_prod_win_all(rlo + i * L, rhi + i * L, seqb + (size_t)i * SEQ + OFF + (n - 1), adig, n,
+                        S, NV, L, 0);
+        return;
+    }
+    const double *win = seqa + (size_t)i * SEQ + OFF + (n - 1), *xd = adig + (size_t)i * SEQ;
+    int64_t *l2 = rlo + 2 * i * L, *h2 = rhi + 2 * i * L;
+    switch (S - i) {
+    case 4: fm_prod_win_all(l2, h2, win, xd, n, 4, NV, L, 1); break;
+    case 3: fm_prod_win_all(l2, h2, win, xd, n, 3, NV, L, 1); break;
+    case 2: fm_prod_win_all(l2, h2, win, xd, n, 2, NV, L, 1); break;
+    default: fm_prod_win_all(l2, h2, win, xd, n, 1, NV, L, 1); break;
+    }
 }
 
 /* T M_j: R[j][v] += sum_c x[c] cols[c][j][v] (cols: the column matrices of
@@ -213,7 +246,7 @@ static inline AI FMA_TARGET void fm_prod_col(int64_t *rlo, int64_t *rhi, const d
             for (int v = 0; v < VB; v++)
                 mac(&lo[j * VB + v], &hi[j * VB + v], _mm256_load_pd(col + j * CL + 4 * v), xv);
     }
-    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L);
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, 0);
 }
 
 static inline AI FMA_TARGET void fm_prod_col_all(int64_t *rlo, int64_t *rhi, const double *cols,
@@ -275,14 +308,14 @@ static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, 
     }
 }
 
-/* r <- a b phi^-1 (Alg. 3); b == a for the squaring (the same products) */
+/* r <- a b phi^-1 (Alg. 3); SQ: b == a, the squaring */
 static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
-                                         const uint64_t *b, const int S, const int NV)
+                                         const uint64_t *b, const int S, const int NV, const int SQ)
 {
     enum { LM = 4 * NV_MAX, SM = 4 };
     const size_t L = 4 * (size_t)NV;
     const int n = c->n;
-    _Alignas(32) double seqa[SM * SEQ], seqb[SM * SEQ], xb[LM], tb[LM];
+    _Alignas(32) double seqa[SM * SEQ], seqb[SQ ? 1 : SM * SEQ], xb[LM], tb[LM];
     _Alignas(32) int64_t rlo[2 * SM * LM], rhi[2 * SM * LM];
     const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
     const __m256i kh = _mm256_set1_epi64x(52 - c->k);
@@ -290,22 +323,22 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
     const __m256i topk = _mm256_set1_epi64x((long long)((1ULL << 63) >> c->k));
     __m256i carry[NV_MAX];
     fm_seq(c, seqa, a, S, NV);
-    fm_seq(c, seqb, b, S, NV);
+    if (!SQ)
+        fm_seq(c, seqb, b, S, NV);
     memset(rlo, 0, 2 * S * L * sizeof *rlo);
     memset(rhi, 0, 2 * S * L * sizeof *rhi);
 #pragma GCC unroll 16
     for (int v = 0; v < NV; v++)
         carry[v] = _mm256_setzero_si256();
-    const double *adig = seqa + OFF + (n - 1);
-    fm_prod_win_all(rlo, rhi, seqb + OFF + (n - 1), adig, n, S, NV, L);
+    fm_ops(rlo, rhi, seqa, seqb, n, 0, S, NV, L, SQ);
 #pragma GCC unroll 1
     for (int i = 0; i < S; i++) {
         fm_t(c, rlo + i * L, carry, xb, tb, km, NV);
         /* EARLY (as fu_body): the operand products of step i + 1 fill the
-         * latency of T -> T M_j -> carry */
+         * latency of T -> T M_j -> carry (the squaring's step i + 1 only
+         * adds to rows from 2i + 2, after T_(i+1) reads row i + 1) */
         if (i + 1 < S)
-            fm_prod_win_all(rlo + (i + 1) * L, rhi + (i + 1) * L,
-                            seqb + (size_t)(i + 1) * SEQ + OFF + (n - 1), adig, n, S, NV, L);
+            fm_ops(rlo, rhi, seqa, seqb, n, i + 1, S, NV, L, SQ);
         fm_prod_col_all(rlo + i * L, rhi + i * L, c->mfd, tb, n, S, NV, L, (size_t)c->mfl);
         fm_div(rlo + i * L, rhi + i * L, carry, kc, kh, top, topk, NV);
     }
@@ -341,7 +374,12 @@ typedef void (*fm_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
     static FMA_TARGET void fm_mul_##S##_##NV(const mns_pmns_mp_ctx *c, uint64_t *r,             \
                                              const uint64_t *a, const uint64_t *b)              \
     {                                                                                           \
-        fm_body(c, r, a, b, S, NV);                                                             \
+        fm_body(c, r, a, b, S, NV, 0);                                                          \
+    }                                                                                           \
+    static FMA_TARGET void fm_sqr_##S##_##NV(const mns_pmns_mp_ctx *c, uint64_t *r,             \
+                                             const uint64_t *a, const uint64_t *b)              \
+    {                                                                                           \
+        fm_body(c, r, a, b, S, NV, 1);                                                          \
     }
 #define FM_ROW(S)                                                                               \
     FM_INST(S, 1) FM_INST(S, 2) FM_INST(S, 3) FM_INST(S, 4) FM_INST(S, 5) FM_INST(S, 6)         \
@@ -349,24 +387,27 @@ typedef void (*fm_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, 
 FM_ROW(2)
 FM_ROW(3)
 FM_ROW(4)
-#define FM_TAB(S)                                                                               \
-    {fm_mul_##S##_1, fm_mul_##S##_2,  fm_mul_##S##_3,  fm_mul_##S##_4,                          \
-     fm_mul_##S##_5, fm_mul_##S##_6,  fm_mul_##S##_7,  fm_mul_##S##_8,                          \
-     fm_mul_##S##_9, fm_mul_##S##_10, fm_mul_##S##_11, fm_mul_##S##_12}
-static const fm_fn fm_tab[3][NV_MAX] = {FM_TAB(2), FM_TAB(3), FM_TAB(4)};
+#define FM_TAB(K, S)                                                                            \
+    {fm_##K##_##S##_1, fm_##K##_##S##_2,  fm_##K##_##S##_3,  fm_##K##_##S##_4,                  \
+     fm_##K##_##S##_5, fm_##K##_##S##_6,  fm_##K##_##S##_7,  fm_##K##_##S##_8,                  \
+     fm_##K##_##S##_9, fm_##K##_##S##_10, fm_##K##_##S##_11, fm_##K##_##S##_12}
+static const fm_fn fm_tab[2][3][NV_MAX] = {{FM_TAB(mul, 2), FM_TAB(mul, 3), FM_TAB(mul, 4)},
+                                           {FM_TAB(sqr, 2), FM_TAB(sqr, 3), FM_TAB(sqr, 4)}};
 
-static fm_fn fm_pick(int s, int n)
+/* the instance for (s, n), sq: the squaring */
+static fm_fn fm_pick(int s, int n, int sq)
 {
     const int nv = (n + 3) / 4;
-    return s >= 2 && s <= 4 && nv >= 1 && nv <= NV_MAX ? fm_tab[s - 2][nv - 1] : NULL;
+    return s >= 2 && s <= 4 && nv >= 1 && nv <= NV_MAX ? fm_tab[sq][s - 2][nv - 1] : NULL;
 }
 
 /* round to nearest, every exception masked, flags as they were */
 #define MXCSR_WANT(csr) (((csr) & ~0x6000u) | 0x1F80u)
 
-static void fm_call(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
+static void fm_call(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b,
+                    int sq)
 {
-    const fm_fn f = fm_pick(c->s, c->n);
+    const fm_fn f = fm_pick(c->s, c->n, sq);
     const unsigned csr = _mm_getcsr();
     if (csr == MXCSR_WANT(csr)) {
         f(c, r, a, b);
@@ -380,22 +421,22 @@ static void fm_call(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, co
 void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                          const uint64_t *b)
 {
-    fm_call(c, r, a, b);
+    fm_call(c, r, a, b, 0);
 }
 
 void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
 {
-    fm_call(c, r, a, a);
+    fm_call(c, r, a, a, 1);
 }
 
-int mns_pmns_mp_fma_has(int s, int n) { return fm_pick(s, n) != NULL && n <= MP_FAST_NMAX; }
+int mns_pmns_mp_fma_has(int s, int n) { return fm_pick(s, n, 0) != NULL && n <= MP_FAST_NMAX; }
 
 int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
 {
     const int n = c->n, s = c->s;
     /* the unsplit fused data of mp_ifma_fused.c: M_j's columns at 8
      * ceil(n/8) lanes, M'_0's at mpl lanes */
-    if (!fm_pick(s, n) || !c->mfast || !c->mpfast || c->fs_plan)
+    if (!fm_pick(s, n, 0) || !c->mfast || !c->mpfast || c->fs_plan)
         return 0;
     c->mfl = 8 * ((n + 7) / 8);
     const size_t nm = (size_t)n * s * c->mfl, np = (size_t)n * c->mpl;
