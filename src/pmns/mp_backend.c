@@ -1019,8 +1019,8 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
         } else if (strcmp(kv, "generic") != 0)
             return mns_error(MNS_EINVAL, "%s: kernel is generic or fma, not \"%s\"", name, kv);
     } else
-        try_fma = !w && !base && (s == 0 || s <= 4) && mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX &&
-                  mns_cpu_has_fma();
+        try_fma = !ifma && !w && !base && (s == 0 || s <= 4) &&
+                  mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX && mns_cpu_has_fma();
     mns_pmns_mp_ctx *c = NULL;
     st = MNS_ENOTSUP;
     if (try_fma)
