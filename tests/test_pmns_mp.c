@@ -456,6 +456,43 @@ static void check_fma(const mpz_t p, int s)
     mns_pmns_mp_free(g);
 }
 
+/* the FMA product's bound (ab < 2^103, k <= 51) at its edges: a check that
+ * passed a set one bit past it would let h leave its binade, and the
+ * kernel's hi would be wrong on the largest operands only */
+static void check_fma_bounds(void)
+{
+    static const struct {
+        int k;
+        long lambda;
+        double lg_d;
+        uint64_t mmax;
+        int ok;
+    } cs[] = {
+        {48, 6, 48, 1ULL << 51, 1},       /* 1024 bits n=8 s=3 */
+        {50, 7, 50, (1ULL << 52) - 1, 1}, /* 2 50 + log2 7 = 102.8 */
+        {50, 8, 50, 1, 0},                /* 2 50 + 3 = 103 */
+        {50, -7, 50, 1, 1},               /* |lambda| */
+        {51, 1, 51, 1, 1},                /* 102: still below */
+        {51, 2, 51, 1, 0},
+        {52, 1, 51, 1, 0},               /* 2^51 hi is not 0 mod 2^52 */
+        {48, 2, 50.99, 1, 1},             /* a wide top digit: 2^102.98 */
+        {48, 2, 51, 1, 0},                /* 2^103 */
+        {48, 8, 49, 1, 1},                /* lambda 2^lg_d = 2^52 */
+        {48, 16, 49, 1, 0},               /* fm_seq's lambda a reaches 2^53 */
+        {48, 2, 48, (1ULL << 55) - 1, 0}, /* T M_j: 48 + 55 */
+        {48, 2, 48, (1ULL << 54) - 1, 1},
+        {48, 0, 48, 1, 0},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        const int got = mns_pmns_mp_fma_bounds_ok(cs[i].k, cs[i].lambda, cs[i].lg_d, cs[i].mmax);
+        bad += got != cs[i].ok;
+        MT_CHECK(got == cs[i].ok, "fma bounds k=%d lambda=%ld lg_d=%.2f mmax=%llu: %d, want %d",
+                 cs[i].k, cs[i].lambda, cs[i].lg_d, (unsigned long long)cs[i].mmax, got, cs[i].ok);
+    }
+    printf("  fma product bound, %zu edge cases: %s\n", sizeof cs / sizeof *cs, bad ? "FAIL" : "ok");
+}
+
 /* the default's kernel: fma where the CPU has it (up to 4096 bits) */
 static void check_default_kernel(const mpz_t p)
 {
@@ -474,6 +511,7 @@ int main(void)
     mt_init("test_pmns_mp");
     mpz_t p;
     mpz_init(p);
+    check_fma_bounds();
     static const size_t sizes[] = {512, 1024, 2048};
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         mt_modulus(p, sizes[z], MT_MOD_PRIME);

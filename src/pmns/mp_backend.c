@@ -680,12 +680,19 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
         if (fma) {
             const int r = mns_pmns_mp_fma_prepare(c);
             if (r <= 0) {
+                /* no instance: final; the bound: more room in the words
+                 * (a smaller k) may pass, as for the other kernel bounds */
                 c->fma_miss = r == 0;
-                st = r < 0 ? mns_error(MNS_ENOMEM, "pmns-mp: out of memory")
-                           : mns_error(MNS_ENOTSUP,
-                                       "pmns-mp: the FMA kernel has no instance for n=%d s=%d "
-                                       "(s = 2..4, n <= 48)",
-                                       n, s);
+                st = r == -1 ? mns_error(MNS_ENOMEM, "pmns-mp: out of memory")
+                     : r == 0
+                         ? mns_error(MNS_ENOTSUP,
+                                     "pmns-mp: the FMA kernel has no instance for n=%d s=%d "
+                                     "(s = 2..4, n <= 48)",
+                                     n, s)
+                         : mns_error(MNS_ENOTSUP,
+                                     "pmns-mp: the FMA kernel's products leave 2^103 for n=%d "
+                                     "s=%d k=%d lambda=%ld",
+                                     n, s, k, c->lambda);
                 goto out;
             }
         }

@@ -185,12 +185,16 @@ void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t 
 /* FMA kernel (mp_fma.c): the unsplit fused schedule with double-precision
  * FMA products; prepare (after mns_pmns_mp_ifma_prepare built the fused
  * data) makes mfd/mpfd and sets mul/sqr: 1, 0 without an instance for
- * (n, s) (s = 2..4, n <= 48), -1 out of memory */
+ * (n, s) (s = 2..4, n <= 48), -1 out of memory, -2 when the set's digits
+ * break the product's bound (mns_pmns_mp_fma_bounds_ok: k <= 51, every
+ * product below 2^103; lg_d: bits of the largest operand digit, mmax: the
+ * largest entry of M_j's sequences) */
 void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                          const uint64_t *b);
 void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
 int mns_pmns_mp_fma_has(int s, int n);
+int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_NMAX 64

@@ -11,20 +11,26 @@
  * Zen 3), while two 256-bit FMA pipes give a 4-lane 52 x 52-bit product with
  * both halves in about 1.9 cycles (2.8x the bits^2 per cycle).
  *
- * THE PRODUCT (exact, any inputs a, b in [0, 2^52), round to nearest):
- *   h  = fma(a, b, 2^104)        in [2^104, 2^105], a multiple of 2^52:
- *                                bits(h) - bits(2^104) = hi = round(ab / 2^52)
- *   lo = fma(a, b, -(h - 2^104)) = ab - 2^52 hi, exact, |lo| <= 2^51
- *   lo + 3 2^51                  in [2^52, 2^53]: bits(.) - bits(3 2^51) = lo
- *                                (also at 2^53, where the exponent steps)
- * so ab = lo + 2^52 hi with lo signed. The IFMA kernel's lo is ab mod 2^52
- * and its hi the floor; every use below only needs lo + 2^52 hi and lo mod
- * 2^k (k <= 52): T reads lo mod 2^k, the exact division shifts lo + carry
- * arithmetically, so R, T and the result are the IFMA kernel's integers
- * exactly (the tests compare the words). The accumulators add bits(h) and
- * bits(lo + 3 2^51); the biases (count x the constant's bits) come off once.
- * |lo| <= 2^51 makes the lo sums smaller than IFMA's, and hi is at most one
- * more per product: the bounds the u52 set was checked for hold.
+ * THE PRODUCT (exact for a b < 2^103, round to nearest; FMA_PROD_BITS):
+ *   h  = fma(a, b, 2^103)        in [2^103, 2^104], a multiple of 2^51:
+ *                                bits(h) - bits(2^103) = hi = round(ab / 2^51)
+ *                                (also at 2^104, where the exponent steps)
+ *   lo = fma(a, b, C - h), C = 2^103 + 3 2^51 (53 significant bits, so C - h
+ *        = (3 - hi) 2^51 is exact): lo = ab - 2^51 hi + 3 2^51, exact, in
+ *        [2^52 + 2^50, 2^53 - 2^50] as |ab - 2^51 hi| <= 2^50, so that
+ *        bits(lo) - bits(3 2^51) = ab - 2^51 hi
+ * so ab = lo + 2^51 hi with lo signed: two FMAs, one subtraction and the two
+ * integer adds of the accumulators, five operations a product. (A unit of
+ * 2^52, which 52 x 52-bit products need, has no such C: 2^104 + 3 2^51 needs
+ * 54 bits, and the split costs an add more; the bound costs nothing, see
+ * mns_pmns_mp_fma_bounds_ok.) The IFMA kernel's lo is ab mod 2^52 and its hi
+ * the floor of ab / 2^52; every use below only needs lo + 2^51 hi and lo mod
+ * 2^k, k <= 51: T reads lo mod 2^k, the exact division shifts lo + carry
+ * arithmetically and adds hi 2^(51-k), so R, T and the result are the IFMA
+ * kernel's integers exactly (the tests compare the words). The accumulators
+ * add bits(h) and bits(lo); the biases (count x the constant's bits) come off
+ * once. The lo sums are smaller than IFMA's and the hi sums at most twice
+ * theirs, for the same integers: the bounds the u52 set was checked for hold.
  *
  * Rounding: the identities need round to nearest. A caller's MXCSR with
  * another rounding mode (or unmasked exceptions: the FMAs are inexact by
@@ -34,12 +40,34 @@
  * wrong results under it; this one is right under valgrind too.
  *
  * Constant time: loop bounds depend on (n, s) only, no branch or index on
- * data; the operands are integers below 2^53 or multiples of 2^52 near
- * 2^104, never subnormal (where some FPUs are slower). */
+ * data; the operands are integers below 2^53 or multiples of 2^51 near
+ * 2^103, never subnormal (where some FPUs are slower). */
+#include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "pmns/mp_ctx.h"
+
+#define FMA_PROD_BITS 103
+
+/* The product's bound, ab < 2^FMA_PROD_BITS = 2^103, for every product the
+ * kernel makes, and 2^51 hi = 0 mod 2^k:
+ *   k <= 51;
+ *   A's digits (below 2^lg_d: k bits, the top one what the loose bound
+ *   leaves) by B's sequence (digits times lambda >= 1): lambda 2^(2 lg_d),
+ *   and lambda 2^lg_d < 2^53 so that fm_seq's double product is exact;
+ *   T (below 2^k) by M_j's sequence (entries at most mmax): 2^k mmax;
+ *   R_i mod 2^k by M'_0's mod 2^k: 2^(2k).
+ * The generator's (B3) with t = 1 gives lambda 2^k < 2^52, so k <= 50 and
+ * lambda 2^(2k) < 2^(52+k): the bound holds on every set whose top digits
+ * stay within k bits; build() regenerates with more room if not. */
+int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax)
+{
+    const double ll = log2((double)labs(lambda)), lm = log2((double)mmax + 1.0);
+    const double lim = FMA_PROD_BITS - 1e-6;
+    return k >= 1 && k <= 51 && lambda != 0 && lg_d >= k && 2 * lg_d + ll < lim &&
+           lg_d + ll < 53 - 1e-6 && k + lm < lim && 2.0 * k < lim;
+}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -52,10 +80,10 @@
 /* the instances: s = 2..4, up to NV_MAX vectors of 4 coefficients */
 #define NV_MAX 12
 
-static const double C_HI = 0x1p104;   /* h = ab + 2^104 rounded to a multiple of 2^52 */
-static const double C_LO = 0x1.8p52;  /* lo + 3 2^51 in [2^52, 2^53] */
+static const double C_HI = 0x1p103;             /* h = ab + 2^103, a multiple of 2^51 */
+static const double C_MID = 0x1p103 + 0x1.8p52; /* lo = ab + (C_MID - h) */
 static const double C_INT = 0x1p52;   /* x < 2^52 -> double: bits(2^52) | x, minus 2^52 */
-#define BITS_HI 0x4670000000000000ULL /* bits(2^104) */
+#define BITS_HI 0x4660000000000000ULL /* bits(2^103) */
 #define BITS_LO 0x4338000000000000ULL /* bits(3 2^51) */
 #define BITS_INT 0x4330000000000000ULL
 
@@ -77,7 +105,7 @@ static inline AI FMA_TARGET void mac(__m256i *lo, __m256i *hi, __m256d w, __m256
 {
     const __m256d ch = _mm256_set1_pd(C_HI);
     const __m256d h = _mm256_fmadd_pd(w, x, ch);
-    const __m256d l = _mm256_add_pd(_mm256_fmsub_pd(w, x, _mm256_sub_pd(h, ch)), _mm256_set1_pd(C_LO));
+    const __m256d l = _mm256_fmadd_pd(w, x, _mm256_sub_pd(_mm256_set1_pd(C_MID), h));
     *hi = _mm256_add_epi64(*hi, _mm256_castpd_si256(h));
     *lo = _mm256_add_epi64(*lo, _mm256_castpd_si256(l));
 }
@@ -270,7 +298,7 @@ static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *r
 {
     const int n = c->n;
     const size_t CL = (size_t)c->mpl;
-    const __m256d ch = _mm256_set1_pd(C_HI), cl = _mm256_set1_pd(C_LO);
+    const __m256d ch = _mm256_set1_pd(C_HI), cm = _mm256_set1_pd(C_MID);
     __m256i acc[NV_MAX];
 #pragma GCC unroll 16
     for (int v = 0; v < NV; v++) {
@@ -284,7 +312,7 @@ static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *r
         for (int v = 0; v < NV; v++) {
             const __m256d w = _mm256_load_pd(c->mpfd + (size_t)cc * CL + 4 * v);
             const __m256d h = _mm256_fmadd_pd(w, x, ch);
-            const __m256d l = _mm256_add_pd(_mm256_fmsub_pd(w, x, _mm256_sub_pd(h, ch)), cl);
+            const __m256d l = _mm256_fmadd_pd(w, x, _mm256_sub_pd(cm, h));
             acc[v] = _mm256_add_epi64(acc[v], _mm256_castpd_si256(l));
         }
     }
@@ -295,7 +323,7 @@ static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *r
 }
 
 /* the exact division: carry = (R_i + carry) / 2^k = (lo + carry) >> k + hi
- * 2^(52-k), lo + carry divisible by 2^k */
+ * 2^(51-k), lo + carry divisible by 2^k */
 static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, __m256i *carry,
                                         __m256i kc, __m256i kh, __m256i top, __m256i topk,
                                         const int NV)
@@ -318,7 +346,7 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
     _Alignas(32) double seqa[SM * SEQ], seqb[SQ ? 1 : SM * SEQ], xb[LM], tb[LM];
     _Alignas(32) int64_t rlo[2 * SM * LM], rhi[2 * SM * LM];
     const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
-    const __m256i kh = _mm256_set1_epi64x(52 - c->k);
+    const __m256i kh = _mm256_set1_epi64x(51 - c->k);
     const __m256i top = _mm256_set1_epi64x((long long)(1ULL << 63));
     const __m256i topk = _mm256_set1_epi64x((long long)((1ULL << 63) >> c->k));
     __m256i carry[NV_MAX];
@@ -440,6 +468,11 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
         return 0;
     c->mfl = 8 * ((n + 7) / 8);
     const size_t nm = (size_t)n * s * c->mfl, np = (size_t)n * c->mpl;
+    uint64_t mmax = 0;
+    for (size_t i = 0; i < nm; i++)
+        mmax = c->mfast[i] > mmax ? c->mfast[i] : mmax;
+    if (!mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax))
+        return -2;
     c->mfd = mns_alloc64(nm * sizeof(double));
     c->mpfd = mns_alloc64(np * sizeof(double));
     if (!c->mfd || !c->mpfd)
