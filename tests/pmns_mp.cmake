@@ -21,7 +21,9 @@ endif()
 # `ctime` program of tests/ct.cmake, secrets marked undefined): the default
 # (the FMA kernel where the CPU has AVX2 and FMA, src/pmns/mp_fma.c: its
 # products are double-precision FMAs, whose time does not depend on the
-# operands' values as long as none is subnormal, and none is), then the
+# operands' values as long as none is subnormal, and none is), its
+# Toeplitz split (kernel=fma,base=1: split wherever its bounds hold; 2048
+# bits n = 15 s = 3), then the
 # portable kernel, kernel=generic (256 bits: the flow, unsplit; 1024: the
 # compiled n=6 s=3 3/b2 instance; 2048: a compiled one-level instance), n=9
 # s=2 (256 bits:
@@ -32,8 +34,8 @@ endif()
 # contractions, small leaves).
 if(TARGET ctime AND VALGRIND AND NOT MNS_SANITIZE)
   add_test(NAME ctime-valgrind-pmns-mp COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
-    $<TARGET_FILE:ctime> pmns-mp pmns-mp:kernel=generic pmns-mp:n=9,s=2,kernel=generic
-    pmns-mp:n=12,s=6 pmns-mp:base=2)
+    $<TARGET_FILE:ctime> pmns-mp pmns-mp:kernel=fma,base=1 pmns-mp:kernel=generic
+    pmns-mp:n=9,s=2,kernel=generic pmns-mp:n=12,s=6 pmns-mp:base=2)
   set_tests_properties(ctime-valgrind-pmns-mp PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900)
 endif()
 

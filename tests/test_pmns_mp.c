@@ -373,11 +373,12 @@ static void ifma_p1mod8(int primes)
  * emulated build of make check-ifma-emu), pmns-mp-ifma unsplit on the same
  * set (same n, s, delta and t: the generator makes the same set) must agree
  * word for word. */
-static void check_fma(const mpz_t p, int s)
+static void check_fma(const mpz_t p, int s, int base, int want_split)
 {
     const int fma = mns_cpu_has_fma();
     mns_pmns_mp *c = NULL, *g = NULL;
-    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, s, 0, 1, 0, MNS_PMNS_MP_KERNEL_FMA);
+    mns_status st =
+        mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, s, 0, 1, base, MNS_PMNS_MP_KERNEL_FMA);
     if (!fma) {
         MT_CHECK(st == MNS_ENOTSUP, "kernel fma without AVX2/FMA (or MNS_CPU=generic): %s",
                  st == MNS_OK ? mns_pmns_mp_describe(c) : mns_last_error());
@@ -391,6 +392,10 @@ static void check_fma(const mpz_t p, int s)
     }
     MT_CHECK(strstr(mns_pmns_mp_describe(c), "kernel=fma ") != NULL, "fma: %s",
              mns_pmns_mp_describe(c));
+    /* the Toeplitz split (fused:2/b..) where the test expects it */
+    const int split = strstr(mns_pmns_mp_describe(c), "toeplitz=fused:2/") != NULL;
+    MT_CHECK(want_split < 0 || split == want_split, "fma base=%d: split %d, expected %d: %s", base,
+             split, want_split, mns_pmns_mp_describe(c));
     const mns_pmns_params *P = mns_pmns_mp_params(c);
     if (mns_cpu_has_ifma()) {
         st = mns_pmns_mp_new_var(&g, p, MNS_PMNS_WORD_U52, mns_pmns_params_s(P),
@@ -446,8 +451,8 @@ static void check_fma(const mpz_t p, int s)
                  "wrong against GMP", same ? "equal to (or no)" : "differ from",
                  mns_pmns_mp_describe(c));
     }
-    printf("  fma s=%d %5zu bits, %d products and squares: %s (%s; %s)\n", s, mpz_sizeinbase(p, 2),
-           iters, bad ? "FAIL" : "ok", mns_pmns_mp_describe(c),
+    printf("  fma s=%d base=%d %5zu bits, %d products and squares: %s (%s; %s)\n", s, base,
+           mpz_sizeinbase(p, 2), iters, bad ? "FAIL" : "ok", mns_pmns_mp_describe(c),
            g ? "word for word with pmns-mp-ifma unsplit" : "no IFMA here to compare words with");
     fflush(stdout);
     mpz_clears(a, b, want, got, NULL);
@@ -456,9 +461,10 @@ static void check_fma(const mpz_t p, int s)
     mns_pmns_mp_free(g);
 }
 
-/* the FMA product's bound (ab < 2^103, k <= 51) at its edges: a check that
- * passed a set one bit past it would let h leave its binade, and the
- * kernel's hi would be wrong on the largest operands only */
+/* the FMA product's bound (|ab| < 2^102, k <= 51; split: the sums of halves
+ * one bit wider) at its edges: a check that passed a set one bit past it
+ * would let h leave its binade, and the kernel's hi would be wrong on the
+ * largest operands only */
 static void check_fma_bounds(void)
 {
     static const struct {
@@ -466,40 +472,52 @@ static void check_fma_bounds(void)
         long lambda;
         double lg_d;
         uint64_t mmax;
-        int ok;
+        int split, ok;
     } cs[] = {
-        {48, 6, 48, 1ULL << 51, 1},       /* 1024 bits n=8 s=3 */
-        {50, 7, 50, (1ULL << 52) - 1, 1}, /* 2 50 + log2 7 = 102.8 */
-        {50, 8, 50, 1, 0},                /* 2 50 + 3 = 103 */
-        {50, -7, 50, 1, 1},               /* |lambda| */
-        {51, 1, 51, 1, 1},                /* 102: still below */
-        {51, 2, 51, 1, 0},
-        {52, 1, 51, 1, 0},               /* 2^51 hi is not 0 mod 2^52 */
-        {48, 2, 50.99, 1, 1},             /* a wide top digit: 2^102.98 */
-        {48, 2, 51, 1, 0},                /* 2^103 */
-        {48, 8, 49, 1, 1},                /* lambda 2^lg_d = 2^52 */
-        {48, 16, 49, 1, 0},               /* fm_seq's lambda a reaches 2^53 */
-        {48, 2, 48, (1ULL << 55) - 1, 0}, /* T M_j: 48 + 55 */
-        {48, 2, 48, (1ULL << 54) - 1, 1},
-        {48, 0, 48, 1, 0},
+        /* digits at most 2^k - 1 (or 2^lg_d for a wider top digit): products
+         * up to 2^102 pass */
+        {48, 6, 48, 1ULL << 51, 0, 1},       /* 1024 bits n=8 s=3 */
+        {50, 4, 50, (1ULL << 52) - 1, 0, 1}, /* 4 (2^50 - 1)^2 */
+        {50, 5, 50, 1, 0, 0},                /* 5 (2^50 - 1)^2 */
+        {50, -4, 50, 1, 0, 1},               /* |lambda| */
+        {51, 1, 51, 1, 0, 1},                /* (2^51 - 1)^2 */
+        {51, 2, 51, 1, 0, 0},
+        {52, 1, 50, 1, 0, 0},                /* 2^51 hi is not 0 mod 2^52 */
+        {48, 2, 50.49, 1, 0, 1},             /* a wide top digit: 2^101.98 */
+        {48, 2, 50.5, 1, 0, 0},              /* 2 ceil(2^50.5)^2 > 2^102 */
+        {45, 256, 45, 1, 0, 1},              /* lambda a < 2^53 */
+        {45, 362, 45, 1, 0, 0},              /* fm_seq's lambda a past 2^53 */
+        {48, 2, 48, 1ULL << 54, 0, 1},       /* T M_j: (2^48 - 1) 2^54 */
+        {48, 2, 48, (1ULL << 54) + 1024, 0, 0},
+        {48, 0, 48, 1, 0, 0},
+        {50, 2, 50, (1ULL << 51) - 1, 1, 1}, /* split: 2 (2^50 - 1) 2 (2^50 - 1) */
+        {50, 3, 50, 1, 1, 0},                /* split: 6 (2^50 - 1)^2 */
+        {50, 3, 50, 1, 0, 1},                /* unsplit: 3 (2^50 - 1)^2 */
+        {49, 4, 49.49, 1, 1, 1},             /* split: 8 ceil(2^49.49)^2 */
+        {49, 4, 49.5, 1, 1, 0},
+        {48, 2, 48, 1ULL << 53, 1, 1},       /* split T M_j: 2 (2^48 - 1) 2^53 */
+        {48, 2, 48, (1ULL << 53) + 1024, 1, 0},
     };
     int bad = 0;
     for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
-        const int got = mns_pmns_mp_fma_bounds_ok(cs[i].k, cs[i].lambda, cs[i].lg_d, cs[i].mmax);
+        const int got = mns_pmns_mp_fma_bounds_ok(cs[i].k, cs[i].lambda, cs[i].lg_d, cs[i].mmax,
+                                                  cs[i].split);
         bad += got != cs[i].ok;
-        MT_CHECK(got == cs[i].ok, "fma bounds k=%d lambda=%ld lg_d=%.2f mmax=%llu: %d, want %d",
-                 cs[i].k, cs[i].lambda, cs[i].lg_d, (unsigned long long)cs[i].mmax, got, cs[i].ok);
+        MT_CHECK(got == cs[i].ok,
+                 "fma bounds k=%d lambda=%ld lg_d=%.2f mmax=%llu split=%d: %d, want %d", cs[i].k,
+                 cs[i].lambda, cs[i].lg_d, (unsigned long long)cs[i].mmax, cs[i].split, got,
+                 cs[i].ok);
     }
     printf("  fma product bound, %zu edge cases: %s\n", sizeof cs / sizeof *cs, bad ? "FAIL" : "ok");
 }
 
-/* the default's kernel: fma where the CPU has it (up to 4096 bits) */
+/* the default's kernel: fma where the CPU has it (up to 6144 bits) */
 static void check_default_kernel(const mpz_t p)
 {
     mns_field *f = NULL;
     mns_status st = mns_field_new(&f, p, "pmns-mp");
     const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
-    const int want_fma = mns_cpu_has_fma() && mpz_sizeinbase(p, 2) <= 4096;
+    const int want_fma = mns_cpu_has_fma() && mpz_sizeinbase(p, 2) <= 6144;
     MT_CHECK(st == MNS_OK && strstr(d, want_fma ? "kernel=fma " : "kernel=generic ") != NULL,
              "default pmns-mp at %zu bits: expected kernel=%s, got %s", mpz_sizeinbase(p, 2),
              want_fma ? "fma" : "generic", d);
@@ -521,7 +539,8 @@ int main(void)
         check("pmns-mp-ifma", p, 30, 10000, 8);
         for (int s = 2; s <= 4; s++) {
             char spec[64];
-            check_fma(p, s);
+            check_fma(p, s, 0, -1);
+            check_fma(p, s, 1, -1); /* split wherever its bounds hold */
             snprintf(spec, sizeof spec, "pmns-mp:s=%d", s); /* fma where the CPU has it */
             check(spec, p, 20, 1000, 3);
             snprintf(spec, sizeof spec, "pmns-mp:s=%d,kernel=generic", s);
@@ -713,15 +732,23 @@ int main(void)
         mt_modulus(p, fsizes[z], MT_MOD_PRIME);
         check_default_kernel(p);
         check_r("pmns-mp", p, 10, 1000, 1, 0);
-        check_fma(p, 0);
+        check_fma(p, 0, 0, -1);
+        check_fma(p, 0, MNS_PMNS_N_MAX, 0); /* unsplit asked for */
     }
-    /* above MT_PRIME_MAX_BITS, mns-bench's 6144-bit prime: the portable
-     * kernel by default, kernel=fma on request (n = 34-35, s = 4) */
+    /* the FMA kernel's Toeplitz split on mns-bench's primes, where its
+     * default takes it (4096 bits: n = 23 s = 4 k = 49; 6144 bits, above
+     * MT_PRIME_MAX_BITS: n = 47 s = 3 k = 50 lambda = 2, the products at
+     * the edge of the bound), at the delta limit too, and the same sets
+     * unsplit; at 6144 bits also s = 4 (n = 34, unsplit) */
     for (unsigned t = 0; t < mb_prime_table_len; t++)
-        if (mb_prime_table[t].bits == 6144) {
+        if (mb_prime_table[t].bits == 4096 || mb_prime_table[t].bits == 6144) {
             mpz_set_str(p, mb_prime_table[t].hex, 16);
             check_default_kernel(p);
-            check_r("pmns-mp:kernel=fma", p, 10, 1000, 1, 1);
+            check_fma(p, 0, 0, 1);
+            check_fma(p, 0, MNS_PMNS_N_MAX, 0);
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_FMA, 0, 1, 0);
+            if (mb_prime_table[t].bits == 6144)
+                check_r("pmns-mp:kernel=fma,s=4", p, 10, 1000, 1, 1);
         }
     ifma_p1mod8(4);
     mpz_clear(p);

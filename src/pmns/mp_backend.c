@@ -22,8 +22,9 @@
  * no limit; mns_pmns_mp_generic_plan_choose picks the exact plan of least
  * modelled cost. */
 #define MP_BASE_IFMA 64
-/* the largest p for which pmns-mp's default tries the FMA kernel */
-#define MP_FMA_BITS_MAX 4096
+/* the largest p for which pmns-mp's default tries the FMA kernel (8192
+ * bits: its n = 45 s = 4 set took minutes to generate) */
+#define MP_FMA_BITS_MAX 6144
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -164,6 +165,7 @@ void mns_pmns_mp_free(mns_pmns_mp *c)
     free(c->mfast);
     free(c->mfd);
     free(c->mpfd);
+    free(c->mfs);
     free(c->mpfast);
     free(c->msplit);
     free(c->moff);
@@ -748,14 +750,22 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
     if (ifma && !fma && !mns_cpu_has_ifma())
         return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
                          mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
-    if (fma && (base != 0 || (s != 0 && !mns_pmns_mp_fma_has(s, 4))))
-        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel is unsplit (no base=) and takes "
-                                     "s = 2..4");
-    if (fma && s == 0)
+    if (fma && s != 0 && !mns_pmns_mp_fma_has(s, 4))
+        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel takes s = 2..4");
+    /* the FMA kernel's base=: 0 its cost rule for the Toeplitz split, >= n
+     * unsplit, else split where its bounds hold (as pmns-mp-ifma's) */
+    const int fma_base = fma ? base : 0;
+    if (fma)
+        base = 0;
+    if (fma && s == 0) {
         /* measured on Zen 3 (docs/pmns-mp.md, "FMA kernel"): s = 3 up to
-         * 3072 bits, s = 4 from 4096 (at 6144 bits s = 3 and 4 within 2%,
-         * s = 5 and 6 slower: their products per step outrun the registers) */
-        s = mpz_sizeinbase(p, 2) <= 3072 ? 3 : 4;
+         * 3072 bits, s = 4 at 4096 (n = 23, split), s = 3 past it up to 6144
+         * (n = 47 split: 0.94x the time of s = 4 n = 34, which the split does
+         * not serve), s = 4 beyond (n <= 48); s = 5 and 6 slower: their
+         * products per step outrun the registers */
+        const size_t bits = mpz_sizeinbase(p, 2);
+        s = bits <= 3072 || (bits > 4096 && bits <= 6144) ? 3 : 4;
+    }
     /* n > 48 has no instance: refuse before generating (n s k is about bits
      * plus the room of rho, k <= 50: 47 bits per digit is a safe guess) */
     if (fma && (n ? n : (int)((mpz_sizeinbase(p, 2) + 47 * s - 1) / (47 * s))) > 48)
@@ -790,6 +800,11 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * asked for by base=), t grows below. The generic kernel's exact check
      * (mns_pmns_mp_generic_plan_ok) replaces (B3) the same way: t = 1. */
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
+    /* (The FMA kernel's Toeplitz split wants k <= 49, which t = 2 would
+     * prove; t = 1 gives it where the split pays on the sets seen (2048 bits
+     * n = 16, 4096 bits n = 23), and t = 2 costs n: 3072 bits n = 25 k = 48
+     * lambda = 7 instead of n = 23 k = 50, 6144 bits n = 35 at s = 4 and n =
+     * 49 at s = 3, past the instances. Not taken.) */
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
     mns_pmns_params *pre = NULL; /* a set the IFMA choice already generated */
     /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
@@ -856,6 +871,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
         c->delta = delta;
         c->delta_gen = dgen;
         c->base_user = base_user;
+        c->fma_base = fma_base;
         mpz_set(c->p, p);
         mpz_set(c->gamma, mns_pmns_params_gamma(P));
         mpz_set_ui(c->phi_inv, 0);
@@ -874,6 +890,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
             snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
             if (c->fast || c->mfd) /* the fused IFMA (FMA) kernel has its own plan */
                 mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
+            if (c->fma_h) /* the FMA kernel's one 2-way split, halves of 4H lanes */
+                snprintf(plan, sizeof plan, "fused:2/b%d", 4 * c->fma_h);
             snprintf(buf, sizeof buf,
                      "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
                      "rho_bits=%u toeplitz=%s bits=%zu",
@@ -1009,11 +1027,11 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
                          mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
     /* pmns-mp's kernel: kernel=generic (portable C, the s64 word unless
      * word=u52) or kernel=fma (AVX2 + FMA, u52). Without kernel=, word= and
-     * base=, the FMA kernel where the CPU has it, up to 4096 bits (s = 2..4),
+     * base=, the FMA kernel where the CPU has it, up to 6144 bits (s = 2..4),
      * else the portable one (docs/pmns-mp.md, "FMA kernel": on Zen 3, in one
-     * process, 0.98-1.20x the portable kernel's speed at 1024-4096 bits,
-     * 0.90-0.94x at 6144 (n = 34 s = 4 unsplit: quadratic in n), and its
-     * n = 45 s = 4 set at 8192 bits took minutes to generate) */
+     * process, faster than the portable kernel at 1024-6144 bits; at 6144
+     * only since its Toeplitz split, n = 47 s = 3; its n = 45 s = 4 set at
+     * 8192 bits took minutes to generate) */
     mns_pmns_mp_kernel kern = ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC;
     const char *kv = mns_opts_get(opts, "kernel");
     int try_fma = 0;

@@ -141,6 +141,12 @@ struct mns_pmns_mp_ctx {
      * mfl = 8 ceil(n/8) lanes, M'_0's at mpl); NULL for the other kernels */
     double *mfd, *mpfd;
     int mfl;
+    /* its Toeplitz split (fma_h = H > 0: halves of m = 4H lanes): the three
+     * m x m column matrices of each M_j's half sequences, mfs[w][c][j][r] */
+    double *mfs;
+    int fma_h;
+    int fma_base; /* base= of kernel=fma: 0 automatic, >= n unsplit, else split */
+    mp_mul_fn fm_mul, fm_sqr; /* the FMA instance for (n, s, split) */
     int fma_miss;       /* build: the FMA kernel has no instance for (n, s) */
     double lg_d;        /* bits of the largest normalised operand digit (build) */
 
@@ -194,7 +200,7 @@ void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *
 void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
 int mns_pmns_mp_fma_has(int s, int n);
-int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax);
+int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_NMAX 64

@@ -11,11 +11,12 @@
  * Zen 3), while two 256-bit FMA pipes give a 4-lane 52 x 52-bit product with
  * both halves in about 1.9 cycles (2.8x the bits^2 per cycle).
  *
- * THE PRODUCT (exact for a b < 2^103, round to nearest; FMA_PROD_BITS):
- *   h  = fma(a, b, 2^103)        in [2^103, 2^104], a multiple of 2^51:
- *                                bits(h) - bits(2^103) = hi = round(ab / 2^51)
- *                                (also at 2^104, where the exponent steps)
- *   lo = fma(a, b, C - h), C = 2^103 + 3 2^51 (53 significant bits, so C - h
+ * THE PRODUCT (exact for |ab| < 2^102, a and b integers of either sign below
+ * 2^53, round to nearest; FMA_PROD_BITS):
+ *   h  = fma(a, b, 3 2^102)      in [2^103, 2^104], a multiple of 2^51:
+ *                                bits(h) - bits(3 2^102) = hi = round(ab / 2^51),
+ *                                signed (also at 2^104, where the exponent steps)
+ *   lo = fma(a, b, C - h), C = 3 2^102 + 3 2^51 (53 significant bits, so C - h
  *        = (3 - hi) 2^51 is exact): lo = ab - 2^51 hi + 3 2^51, exact, in
  *        [2^52 + 2^50, 2^53 - 2^50] as |ab - 2^51 hi| <= 2^50, so that
  *        bits(lo) - bits(3 2^51) = ab - 2^51 hi
@@ -23,7 +24,8 @@
  * integer adds of the accumulators, five operations a product. (A unit of
  * 2^52, which 52 x 52-bit products need, has no such C: 2^104 + 3 2^51 needs
  * 54 bits, and the split costs an add more; the bound costs nothing, see
- * mns_pmns_mp_fma_bounds_ok.) The IFMA kernel's lo is ab mod 2^52 and its hi
+ * mns_pmns_mp_fma_bounds_ok.) Signed products serve the Toeplitz split
+ * below, whose differences of sequence entries are negative as often as not. The IFMA kernel's lo is ab mod 2^52 and its hi
  * the floor of ab / 2^52; every use below only needs lo + 2^51 hi and lo mod
  * 2^k, k <= 51: T reads lo mod 2^k, the exact division shifts lo + carry
  * arithmetically and adds hi 2^(51-k), so R, T and the result are the IFMA
@@ -48,9 +50,9 @@
 #include "core/alloc.h"
 #include "pmns/mp_ctx.h"
 
-#define FMA_PROD_BITS 103
+#define FMA_PROD_BITS 102
 
-/* The product's bound, ab < 2^FMA_PROD_BITS = 2^103, for every product the
+/* The product's bound, |ab| < 2^FMA_PROD_BITS = 2^102, for every product the
  * kernel makes, and 2^51 hi = 0 mod 2^k:
  *   k <= 51;
  *   A's digits (below 2^lg_d: k bits, the top one what the loose bound
@@ -59,14 +61,27 @@
  *   T (below 2^k) by M_j's sequence (entries at most mmax): 2^k mmax;
  *   R_i mod 2^k by M'_0's mod 2^k: 2^(2k).
  * The generator's (B3) with t = 1 gives lambda 2^k < 2^52, so k <= 50 and
- * lambda 2^(2k) < 2^(52+k): the bound holds on every set whose top digits
- * stay within k bits; build() regenerates with more room if not. */
-int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax)
+ * lambda 2^(2k) < 2^(52+k) <= 2^102: the bound holds on every set whose top
+ * digits stay within k bits; build() regenerates with more room if not.
+ * split: the Toeplitz split's operands (see fs_body): the sums of two halves
+ * of a vector (one bit more) by sequence entries, and the differences of
+ * entries (no wider, as the entries are >= 0) by the halves: lambda
+ * 2^(2 lg_d + 1) and 2^(k+1) mmax, which the sets with k <= 50 and lambda
+ * 2 meet (digits below 2^50: the products below 2^102). */
+int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split)
 {
-    const double ll = log2((double)labs(lambda)), lm = log2((double)mmax + 1.0);
-    const double lim = FMA_PROD_BITS - 1e-6;
-    return k >= 1 && k <= 51 && lambda != 0 && lg_d >= k && 2 * lg_d + ll < lim &&
-           lg_d + ll < 53 - 1e-6 && k + lm < lim && 2.0 * k < lim;
+    /* exact integers: at 2^102 a product moves h by 2^51 while the exponent
+     * field of its binade ends; logarithms are too coarse at the edge. A
+     * digit is at most dmax: 2^k - 1, or the top digit's bound 2^lg_d (a
+     * strict bound, rounded up) */
+    typedef unsigned __int128 u128;
+    if (k < 1 || k > 51 || lambda == 0 || labs(lambda) > (1L << 20) || !(lg_d >= k) || lg_d > 53)
+        return 0;
+    const u128 lam = (u128)labs(lambda), w = split ? 2 : 1, lim = (u128)1 << FMA_PROD_BITS;
+    const u128 tmax = ((u128)1 << k) - 1;
+    const u128 dmax = lg_d > k ? (u128)ceil(exp2(lg_d)) : tmax;
+    return lam * dmax <= ((u128)1 << 53) && lam * dmax * (w * dmax) <= lim &&
+           w * tmax * mmax <= lim && tmax * tmax <= lim;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -80,10 +95,10 @@ int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax)
 /* the instances: s = 2..4, up to NV_MAX vectors of 4 coefficients */
 #define NV_MAX 12
 
-static const double C_HI = 0x1p103;             /* h = ab + 2^103, a multiple of 2^51 */
-static const double C_MID = 0x1p103 + 0x1.8p52; /* lo = ab + (C_MID - h) */
+static const double C_HI = 0x1.8p103;             /* h = ab + 3 2^102, a multiple of 2^51 */
+static const double C_MID = 0x1.8p103 + 0x1.8p52; /* lo = ab + (C_MID - h) */
 static const double C_INT = 0x1p52;   /* x < 2^52 -> double: bits(2^52) | x, minus 2^52 */
-#define BITS_HI 0x4660000000000000ULL /* bits(2^103) */
+#define BITS_HI 0x4668000000000000ULL /* bits(3 2^102) */
 #define BITS_LO 0x4338000000000000ULL /* bits(3 2^51) */
 #define BITS_INT 0x4330000000000000ULL
 
@@ -123,11 +138,30 @@ static inline AI FMA_TARGET __m256i sra(__m256i x, __m256i kc, __m256i top, __m2
  * padding lanes' windows. Whole-vector stores, in an order where each
  * overwrites what the one before spilled past its lanes (lambda a, then a,
  * then the zeros): AMD's masked stores (vmaskmovpd) are microcoded. */
+/* digit j of a's n coefficients (NVX vectors, lanes >= n: 0) as doubles,
+ * carried (carry: zero before digit 0; TOP: j is the last digit) */
+static inline AI FMA_TARGET void fm_digit(const mns_pmns_mp_ctx *c, const uint64_t *a, int j,
+                                          __m256i *carry, __m256d *d, const int NVX, const int TOP)
+{
+    const int n = c->n;
+    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
+#pragma GCC unroll 16
+    for (int v = 0; v < NVX; v++) {
+        const __m256i m = lane_mask(n - 4 * v); /* lanes >= n read as 0 */
+        __m256i x = _mm256_add_epi64(
+            _mm256_maskload_epi64((const long long *)(a + (size_t)j * n + 4 * v), m), carry[v]);
+        if (!TOP) {
+            carry[v] = _mm256_srlv_epi64(x, kc);
+            x = _mm256_and_si256(x, km);
+        }
+        d[v] = to_double(x);
+    }
+}
+
 static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, const uint64_t *a,
                                         const int S, const int NV)
 {
     const int n = c->n;
-    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
     const __m256d lam = _mm256_set1_pd((double)c->lambda);
     __m256i carry[NV_MAX];
 #pragma GCC unroll 16
@@ -137,20 +171,12 @@ static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, c
     for (int j = 0; j < S; j++) {
         double *t = seq + (size_t)j * SEQ + OFF;
         __m256d d[NV_MAX];
+        fm_digit(c, a, j, carry, d, NV, j == S - 1);
+        /* lane 0 of v = 0 lands in the front padding; lanes >= n past
+         * t[n - 2], where a_0.. is stored next */
 #pragma GCC unroll 16
-        for (int v = 0; v < NV; v++) {
-            const __m256i m = lane_mask(n - 4 * v); /* lanes >= n read as 0 */
-            __m256i x = _mm256_add_epi64(
-                _mm256_maskload_epi64((const long long *)(a + (size_t)j * n + 4 * v), m), carry[v]);
-            if (j < S - 1) {
-                carry[v] = _mm256_srlv_epi64(x, kc);
-                x = _mm256_and_si256(x, km);
-            }
-            d[v] = to_double(x);
-            /* lane 0 of v = 0 lands in the front padding; lanes >= n past
-             * t[n - 2], where a_0.. is stored next */
+        for (int v = 0; v < NV; v++)
             _mm256_storeu_pd(t + 4 * v - 1, _mm256_mul_pd(d[v], lam));
-        }
 #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             _mm256_storeu_pd(t + (n - 1) + 4 * v, d[v]);
@@ -159,12 +185,13 @@ static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, c
     }
 }
 
-/* adds the biased sums of cnt products to R's rows 0..SJ-1, vectors v0..;
- * DBL (the squaring's cross products): rows j > 0 doubled, after the biases
- * came off, so that the sums keep their bounds */
+/* adds the biased sums of cnt products to R's rows 0..SJ-1, vectors v0..,
+ * and (DUP > 0) again DUP lanes on (the split's shared product); DBL (the
+ * squaring's cross products): rows j > 0 doubled, after the biases came
+ * off, so that the sums keep their bounds */
 static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m256i *lo,
                                           const __m256i *hi, int cnt, const int SJ, const int VB,
-                                          const int v0, const size_t L, const int DBL)
+                                          const int v0, const size_t L, const int DBL, const int DUP)
 {
     const __m256i bl = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_LO));
     const __m256i bh = _mm256_set1_epi64x((long long)((uint64_t)cnt * BITS_HI));
@@ -182,14 +209,22 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
             }
             *pl = _mm256_add_epi64(*pl, l);
             *ph = _mm256_add_epi64(*ph, h);
+            if (DUP) {
+                pl = (__m256i *)((int64_t *)pl + DUP);
+                ph = (__m256i *)((int64_t *)ph + DUP);
+                *pl = _mm256_add_epi64(*pl, l);
+                *ph = _mm256_add_epi64(*ph, h);
+            }
         }
 }
 
-/* operand products: R[j][v] += sum_c xd[j SEQ + c] seq[4 v - c ..], j < SJ,
- * v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's digits) */
+/* operand products: R[j][v] += sum_c xd[j XS + c] seq[4 v - c ..], c < n,
+ * j < SJ, v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's
+ * digits); DUP: see fm_store */
 static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const double *seq,
-                                             const double *xd, int n, const int SJ, const int VB,
-                                             const int v0, const size_t L, const int DBL)
+                                             const double *xd, const int XS, int n, const int SJ,
+                                             const int VB, const int v0, const size_t L,
+                                             const int DBL, const int DUP)
 {
     __m256i lo[8], hi[8];
 #pragma GCC unroll 8
@@ -203,29 +238,30 @@ static inline AI FMA_TARGET void fm_prod_win(int64_t *rlo, int64_t *rhi, const d
             w[v] = _mm256_loadu_pd(s0 + 4 * v - cc);
 #pragma GCC unroll 4
         for (int j = 0; j < SJ; j++) {
-            const __m256d x = _mm256_broadcast_sd(xd + j * SEQ + cc);
+            const __m256d x = _mm256_broadcast_sd(xd + j * XS + cc);
 #pragma GCC unroll 4
             for (int v = 0; v < VB; v++)
                 mac(&lo[j * VB + v], &hi[j * VB + v], w[v], x);
         }
     }
-    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, DBL);
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, DBL, DUP);
 }
 
 /* all S x NV outputs: every digit of A against VB vectors at a time, VB
  * = 4 / S (at least 1): at most 4 accumulator pairs in the 16 ymm registers
  * with the windows, the broadcast and the constants */
 static inline AI FMA_TARGET void fm_prod_win_all(int64_t *rlo, int64_t *rhi, const double *seq,
-                                                 const double *xd, int n, const int S, const int NV,
-                                                 const size_t L, const int DBL)
+                                                 const double *xd, const int XS, int n,
+                                                 const int S, const int NV, const size_t L,
+                                                 const int DBL, const int DUP)
 {
     const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
     int v0 = 0;
 #pragma GCC unroll 16
     for (; v0 + VB <= NV; v0 += VB)
-        fm_prod_win(rlo, rhi, seq, xd, n, S, VB, v0, L, DBL);
+        fm_prod_win(rlo, rhi, seq, xd, XS, n, S, VB, v0, L, DBL, DUP);
     if (NV - v0 > 0)
-        fm_prod_win(rlo, rhi, seq, xd, n, S, NV - v0, v0, L, DBL);
+        fm_prod_win(rlo, rhi, seq, xd, XS, n, S, NV - v0, v0, L, DBL, DUP);
 }
 
 /* the operand products of step i: R_(i+j) += A_j B_i, j < S; SQ (b = a):
@@ -239,17 +275,17 @@ static inline AI FMA_TARGET void fm_ops(int64_t *rlo, int64_t *rhi, const double
 {
     const double *adig = seqa + OFF + (n - 1);
     if (!SQ) {
-        fm_prod_win_all(rlo + i * L, rhi + i * L, seqb + (size_t)i * SEQ + OFF + (n - 1), adig, n,
-                        S, NV, L, 0);
+        fm_prod_win_all(rlo + i * L, rhi + i * L, seqb + (size_t)i * SEQ + OFF + (n - 1), adig, SEQ,
+                        n, S, NV, L, 0, 0);
         return;
     }
     const double *win = seqa + (size_t)i * SEQ + OFF + (n - 1), *xd = adig + (size_t)i * SEQ;
     int64_t *l2 = rlo + 2 * i * L, *h2 = rhi + 2 * i * L;
     switch (S - i) {
-    case 4: fm_prod_win_all(l2, h2, win, xd, n, 4, NV, L, 1); break;
-    case 3: fm_prod_win_all(l2, h2, win, xd, n, 3, NV, L, 1); break;
-    case 2: fm_prod_win_all(l2, h2, win, xd, n, 2, NV, L, 1); break;
-    default: fm_prod_win_all(l2, h2, win, xd, n, 1, NV, L, 1); break;
+    case 4: fm_prod_win_all(l2, h2, win, xd, SEQ, n, 4, NV, L, 1, 0); break;
+    case 3: fm_prod_win_all(l2, h2, win, xd, SEQ, n, 3, NV, L, 1, 0); break;
+    case 2: fm_prod_win_all(l2, h2, win, xd, SEQ, n, 2, NV, L, 1, 0); break;
+    default: fm_prod_win_all(l2, h2, win, xd, SEQ, n, 1, NV, L, 1, 0); break;
     }
 }
 
@@ -258,7 +294,7 @@ static inline AI FMA_TARGET void fm_ops(int64_t *rlo, int64_t *rhi, const double
 static inline AI FMA_TARGET void fm_prod_col(int64_t *rlo, int64_t *rhi, const double *cols,
                                              const double *x, int n, const int S, const int SJ,
                                              const int VB, const int v0, const size_t L,
-                                             const size_t CL)
+                                             const size_t CL, const int DUP)
 {
     const size_t CS = (size_t)S * CL;
     __m256i lo[8], hi[8];
@@ -274,20 +310,20 @@ static inline AI FMA_TARGET void fm_prod_col(int64_t *rlo, int64_t *rhi, const d
             for (int v = 0; v < VB; v++)
                 mac(&lo[j * VB + v], &hi[j * VB + v], _mm256_load_pd(col + j * CL + 4 * v), xv);
     }
-    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, 0);
+    fm_store(rlo, rhi, lo, hi, n, SJ, VB, v0, L, 0, DUP);
 }
 
 static inline AI FMA_TARGET void fm_prod_col_all(int64_t *rlo, int64_t *rhi, const double *cols,
                                                  const double *x, int n, const int S, const int NV,
-                                                 const size_t L, const size_t CL)
+                                                 const size_t L, const size_t CL, const int DUP)
 {
     const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
     int v0 = 0;
 #pragma GCC unroll 16
     for (; v0 + VB <= NV; v0 += VB)
-        fm_prod_col(rlo, rhi, cols, x, n, S, S, VB, v0, L, CL);
+        fm_prod_col(rlo, rhi, cols, x, n, S, S, VB, v0, L, CL, DUP);
     if (NV - v0 > 0)
-        fm_prod_col(rlo, rhi, cols, x, n, S, S, NV - v0, v0, L, CL);
+        fm_prod_col(rlo, rhi, cols, x, n, S, S, NV - v0, v0, L, CL, DUP);
 }
 
 /* T = ((R_i + carry) mod 2^k) M'_0 mod (E, 2^k), as doubles into tb: only lo
@@ -336,6 +372,41 @@ static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, 
     }
 }
 
+/* lines 15-18 of Alg. 3: C_j = R_(s+j) mod 2^k, carried; the top digit is
+ * the last carry. NVO = ceil(n/4) vectors, rows L lanes apart. r may alias a
+ * or b: both were read before. Whole vectors (a row's padding lanes spill
+ * into the next row, written after it), but the last one through xb's words */
+static inline AI FMA_TARGET void fm_out(const mns_pmns_mp_ctx *c, uint64_t *r, const int64_t *rlo,
+                                        const int64_t *rhi, __m256i *carry, double *xb,
+                                        const int S, const int NVO, const size_t L)
+{
+    const int n = c->n;
+    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
+    const __m256i kh = _mm256_set1_epi64x(51 - c->k);
+    const __m256i top = _mm256_set1_epi64x((long long)(1ULL << 63));
+    const __m256i topk = _mm256_set1_epi64x((long long)((1ULL << 63) >> c->k));
+#pragma GCC unroll 8
+    for (int j = 0; j < S; j++)
+#pragma GCC unroll 16
+        for (int v = 0; v < NVO; v++) {
+            __m256i *o = (__m256i *)(r + (size_t)j * n + 4 * v);
+            if (j < S - 1) {
+                const size_t d = (size_t)(S + j) * L + 4 * v;
+                const __m256i x = _mm256_add_epi64(_mm256_load_si256((const __m256i *)(rlo + d)), carry[v]);
+                _mm256_storeu_si256(o, _mm256_and_si256(x, km));
+                carry[v] = _mm256_add_epi64(sra(x, kc, top, topk),
+                                            _mm256_sllv_epi64(_mm256_load_si256((const __m256i *)(rhi + d)), kh));
+            } else if (v < NVO - 1)
+                _mm256_storeu_si256(o, carry[v]);
+            else {
+                uint64_t *w = (uint64_t *)xb;
+                _mm256_store_si256((__m256i *)w, carry[v]);
+                for (int l = 0; l < n - 4 * v; l++) /* n is public */
+                    ((uint64_t *)o)[l] = w[l];
+            }
+        }
+}
+
 /* r <- a b phi^-1 (Alg. 3); SQ: b == a, the squaring */
 static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                                          const uint64_t *b, const int S, const int NV, const int SQ)
@@ -367,54 +438,185 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
          * adds to rows from 2i + 2, after T_(i+1) reads row i + 1) */
         if (i + 1 < S)
             fm_ops(rlo, rhi, seqa, seqb, n, i + 1, S, NV, L, SQ);
-        fm_prod_col_all(rlo + i * L, rhi + i * L, c->mfd, tb, n, S, NV, L, (size_t)c->mfl);
+        fm_prod_col_all(rlo + i * L, rhi + i * L, c->mfd, tb, n, S, NV, L, (size_t)c->mfl, 0);
         fm_div(rlo + i * L, rhi + i * L, carry, kc, kh, top, topk, NV);
     }
-    /* lines 15-18: C_j = R_(s+j) mod 2^k, carried; the top digit is the last
-     * carry. r may alias a or b: both were read into the sequences. Whole
-     * vectors (a row's padding lanes spill into the next row, written after
-     * it), but the last one through xb's words */
-#pragma GCC unroll 8
-    for (int j = 0; j < S; j++)
+    fm_out(c, r, rlo, rhi, carry, xb, S, NV, L);
+}
+
+/* ---- the Toeplitz split: one 2-way level (Karatsuba on Toeplitz blocks) ----
+ * With m = 4H lanes a half (2m = 8 ceil(n/8) >= n, coefficients past n are
+ * 0) the 2m x 2m Toeplitz matrix of t is [[T1, T0], [T2, T1]], the m x m
+ * blocks of t[x], t[x - m] and t[x + m], x in (-m, m), and
+ *   out_lo = T1 (a_lo + a_hi) + (T0 - T1) a_hi
+ *   out_hi = T1 (a_lo + a_hi) + (T2 - T1) a_lo
+ * three m x m products instead of four (the shared one added to both halves:
+ * fm_store's DUP), for A_j B_i (B_i's three half sequences made per call)
+ * and for T M_j (M_j's three column matrices made once, mfs). The integers
+ * are the unsplit kernel's, lanes < n; rows past n are junk that never
+ * reaches a result (T's lanes >= n are 0, as M'_0's columns there are; fm_out
+ * stores lanes < n). The cost: the sums, the differences and the shared
+ * product's second store, against a quarter of the products: measured in
+ * docs/pmns-mp.md. */
+#define HMAX 6           /* halves of up to 6 vectors: n <= 48 */
+#define HSTR (8 * HMAX)  /* stride of a digit's vectors and half sequences */
+
+/* a's digits for the split: dig[j HSTR ..], 2m doubles (lanes >= n: 0);
+ * sum[j HSTR ..], the m sums of the two halves; hs (not NULL): the three half
+ * sequences of each digit, hs[(3 j + w) HSTR + q], q = x + m - 1: w = 0
+ * t[x], w = 1 t[x - m] - t[x], w = 2 t[x + m] - t[x], t the digit's Toeplitz
+ * sequence (t[d] = a_d, t[-d] = lambda a_(n-d)) with zeros past (-n, 2m) */
+static inline AI FMA_TARGET void fs_prep(const mns_pmns_mp_ctx *c, const uint64_t *a, double *dig,
+                                         double *sum, double *hs, const int S, const int H)
+{
+    const int n = c->n, m = 4 * H;
+    const __m256d lam = _mm256_set1_pd((double)c->lambda);
+    __m256i carry[2 * HMAX];
 #pragma GCC unroll 16
-        for (int v = 0; v < NV; v++) {
-            __m256i *o = (__m256i *)(r + (size_t)j * n + 4 * v);
-            if (j < S - 1) {
-                const size_t d = (size_t)(S + j) * L + 4 * v;
-                const __m256i x = _mm256_add_epi64(_mm256_load_si256((const __m256i *)(rlo + d)), carry[v]);
-                _mm256_storeu_si256(o, _mm256_and_si256(x, km));
-                carry[v] = _mm256_add_epi64(sra(x, kc, top, topk),
-                                            _mm256_sllv_epi64(_mm256_load_si256((const __m256i *)(rhi + d)), kh));
-            } else if (v < NV - 1)
-                _mm256_storeu_si256(o, carry[v]);
-            else {
-                uint64_t *w = (uint64_t *)xb;
-                _mm256_store_si256((__m256i *)w, carry[v]);
-                for (int l = 0; l < n - 4 * v; l++) /* n is public */
-                    ((uint64_t *)o)[l] = w[l];
-            }
+    for (int v = 0; v < 2 * H; v++)
+        carry[v] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < S; j++) {
+        __m256d d[2 * HMAX];
+        fm_digit(c, a, j, carry, d, 2 * H, j == S - 1);
+        if (dig) {
+#pragma GCC unroll 16
+            for (int v = 0; v < 2 * H; v++)
+                _mm256_store_pd(dig + j * HSTR + 4 * v, d[v]);
+#pragma GCC unroll 8
+            for (int v = 0; v < H; v++)
+                _mm256_store_pd(sum + j * HSTR + 4 * v, _mm256_add_pd(d[v], d[v + H]));
         }
+        if (!hs)
+            continue;
+        /* u0[d + 2m - 1] = t[d], d in [-(2m - 1), 2m - 1]: zeros, then lambda
+         * a_i at 2m - 1 - n + i (i = 0 lands at d = -n, outside the window
+         * of every lane < n), then a_d over the spill */
+        _Alignas(32) double u[16 * HMAX + 16];
+        double *u0 = u + 4;
+#pragma GCC unroll 32
+        for (int q = 0; q < 4 * m + 16; q += 4)
+            _mm256_store_pd(u + q, _mm256_setzero_pd());
+#pragma GCC unroll 16
+        for (int v = 0; v < 2 * H; v++)
+            _mm256_storeu_pd(u0 + (2 * m - 1 - n) + 4 * v, _mm256_mul_pd(d[v], lam));
+#pragma GCC unroll 16
+        for (int v = 0; v < 2 * H; v++)
+            _mm256_storeu_pd(u0 + (2 * m - 1) + 4 * v, d[v]);
+#pragma GCC unroll 16
+        for (int q = 0; q < 2 * m; q += 4) {
+            const __m256d s1 = _mm256_loadu_pd(u0 + q + m);
+            _mm256_store_pd(hs + (3 * j + 0) * HSTR + q, s1);
+            _mm256_store_pd(hs + (3 * j + 1) * HSTR + q, _mm256_sub_pd(_mm256_loadu_pd(u0 + q), s1));
+            _mm256_store_pd(hs + (3 * j + 2) * HSTR + q,
+                            _mm256_sub_pd(_mm256_loadu_pd(u0 + q + 2 * m), s1));
+        }
+    }
+}
+
+/* the three split products of the digits xd (dig, sum: SJ digits) by the
+ * half sequences hs of one digit, into rows from rlo/rhi (DBL: see fm_store) */
+static inline AI FMA_TARGET void fs_prod3(int64_t *rlo, int64_t *rhi, const double *hs,
+                                          const double *dig, const double *sum, const int SJ,
+                                          const int H, const size_t L, const int DBL)
+{
+    const int m = 4 * H;
+    fm_prod_win_all(rlo, rhi, hs + (m - 1), sum, HSTR, m, SJ, H, L, DBL, m);
+    fm_prod_win_all(rlo, rhi, hs + HSTR + (m - 1), dig + m, HSTR, m, SJ, H, L, DBL, 0);
+    fm_prod_win_all(rlo + m, rhi + m, hs + 2 * HSTR + (m - 1), dig, HSTR, m, SJ, H, L, DBL, 0);
+}
+
+/* the operand products of step i (as fm_ops), split */
+static inline AI FMA_TARGET void fs_ops(int64_t *rlo, int64_t *rhi, const double *dig,
+                                        const double *sum, const double *hsa, const double *hsb,
+                                        const int i, const int S, const int H, const size_t L,
+                                        const int SQ)
+{
+    if (!SQ) {
+        fs_prod3(rlo + i * L, rhi + i * L, hsb + 3 * i * HSTR, dig, sum, S, H, L, 0);
+        return;
+    }
+    const double *hs = hsa + 3 * i * HSTR, *dg = dig + i * HSTR, *sm = sum + i * HSTR;
+    int64_t *l2 = rlo + 2 * i * L, *h2 = rhi + 2 * i * L;
+    switch (S - i) {
+    case 4: fs_prod3(l2, h2, hs, dg, sm, 4, H, L, 1); break;
+    case 3: fs_prod3(l2, h2, hs, dg, sm, 3, H, L, 1); break;
+    case 2: fs_prod3(l2, h2, hs, dg, sm, 2, H, L, 1); break;
+    default: fs_prod3(l2, h2, hs, dg, sm, 1, H, L, 1); break;
+    }
+}
+
+/* r <- a b phi^-1 (Alg. 3) with the split; SQ: b == a */
+static inline AI FMA_TARGET void fs_body(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
+                                         const uint64_t *b, const int S, const int H, const int SQ)
+{
+    enum { LM = 8 * HMAX, SM = 4 };
+    const int m = 4 * H, NV = 2 * H;
+    const size_t L = 2 * (size_t)m, CM = (size_t)m * S * m; /* one of mfs' three matrices */
+    _Alignas(32) double dig[SM * HSTR], sum[SM * HSTR], hsa[SQ ? 3 * SM * HSTR : 1],
+        hsb[SQ ? 1 : 3 * SM * HSTR], xb[LM], tb[LM], ts[LM / 2];
+    _Alignas(32) int64_t rlo[2 * SM * LM], rhi[2 * SM * LM];
+    const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
+    const __m256i kh = _mm256_set1_epi64x(51 - c->k);
+    const __m256i top = _mm256_set1_epi64x((long long)(1ULL << 63));
+    const __m256i topk = _mm256_set1_epi64x((long long)((1ULL << 63) >> c->k));
+    __m256i carry[2 * HMAX];
+    fs_prep(c, a, dig, sum, SQ ? hsa : NULL, S, H);
+    if (!SQ)
+        fs_prep(c, b, NULL, NULL, hsb, S, H);
+    memset(rlo, 0, 2 * S * L * sizeof *rlo);
+    memset(rhi, 0, 2 * S * L * sizeof *rhi);
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; v++)
+        carry[v] = _mm256_setzero_si256();
+    fs_ops(rlo, rhi, dig, sum, hsa, hsb, 0, S, H, L, SQ);
+#pragma GCC unroll 1
+    for (int i = 0; i < S; i++) {
+        fm_t(c, rlo + i * L, carry, xb, tb, km, NV);
+        if (i + 1 < S) /* EARLY, as fm_body */
+            fs_ops(rlo, rhi, dig, sum, hsa, hsb, i + 1, S, H, L, SQ);
+#pragma GCC unroll 8
+        for (int v = 0; v < H; v++)
+            _mm256_store_pd(ts + 4 * v, _mm256_add_pd(_mm256_load_pd(tb + 4 * v),
+                                                      _mm256_load_pd(tb + m + 4 * v)));
+        int64_t *ril = rlo + i * L, *rih = rhi + i * L;
+        fm_prod_col_all(ril, rih, c->mfs, ts, m, S, H, L, (size_t)m, m);
+        fm_prod_col_all(ril, rih, c->mfs + CM, tb + m, m, S, H, L, (size_t)m, 0);
+        fm_prod_col_all(ril + m, rih + m, c->mfs + 2 * CM, tb, m, S, H, L, (size_t)m, 0);
+        fm_div(ril, rih, carry, kc, kh, top, topk, NV);
+    }
+    fm_out(c, r, rlo, rhi, carry, xb, S, (c->n + 3) / 4, L);
 }
 
 typedef void (*fm_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 
-#define FM_INST(S, NV)                                                                          \
-    static FMA_TARGET void fm_mul_##S##_##NV(const mns_pmns_mp_ctx *c, uint64_t *r,             \
+/* the product and the squaring of an instance of BODY (fm_body, fs_body) */
+#define FMA_INST(P, BODY, S, X)                                                                 \
+    static FMA_TARGET void P##_mul_##S##_##X(const mns_pmns_mp_ctx *c, uint64_t *r,             \
                                              const uint64_t *a, const uint64_t *b)              \
     {                                                                                           \
-        fm_body(c, r, a, b, S, NV, 0);                                                          \
+        BODY(c, r, a, b, S, X, 0);                                                              \
     }                                                                                           \
-    static FMA_TARGET void fm_sqr_##S##_##NV(const mns_pmns_mp_ctx *c, uint64_t *r,             \
+    static FMA_TARGET void P##_sqr_##S##_##X(const mns_pmns_mp_ctx *c, uint64_t *r,             \
                                              const uint64_t *a, const uint64_t *b)              \
     {                                                                                           \
-        fm_body(c, r, a, b, S, NV, 1);                                                          \
+        BODY(c, r, a, b, S, X, 1);                                                              \
     }
+#define FM_INST(S, NV) FMA_INST(fm, fm_body, S, NV)
 #define FM_ROW(S)                                                                               \
     FM_INST(S, 1) FM_INST(S, 2) FM_INST(S, 3) FM_INST(S, 4) FM_INST(S, 5) FM_INST(S, 6)         \
         FM_INST(S, 7) FM_INST(S, 8) FM_INST(S, 9) FM_INST(S, 10) FM_INST(S, 11) FM_INST(S, 12)
 FM_ROW(2)
 FM_ROW(3)
 FM_ROW(4)
+#define FS_INST(S, H) FMA_INST(fs, fs_body, S, H)
+#define FS_ROW(S) FS_INST(S, 2) FS_INST(S, 3) FS_INST(S, 4) FS_INST(S, 5) FS_INST(S, 6)
+FS_ROW(2)
+FS_ROW(3)
+FS_ROW(4)
+#define FS_TAB(K, S) {fs_##K##_##S##_2, fs_##K##_##S##_3, fs_##K##_##S##_4, fs_##K##_##S##_5, fs_##K##_##S##_6}
+static const fm_fn fs_tab[2][3][HMAX - 1] = {{FS_TAB(mul, 2), FS_TAB(mul, 3), FS_TAB(mul, 4)},
+                                             {FS_TAB(sqr, 2), FS_TAB(sqr, 3), FS_TAB(sqr, 4)}};
 #define FM_TAB(K, S)                                                                            \
     {fm_##K##_##S##_1, fm_##K##_##S##_2,  fm_##K##_##S##_3,  fm_##K##_##S##_4,                  \
      fm_##K##_##S##_5, fm_##K##_##S##_6,  fm_##K##_##S##_7,  fm_##K##_##S##_8,                  \
@@ -435,7 +637,7 @@ static fm_fn fm_pick(int s, int n, int sq)
 static void fm_call(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b,
                     int sq)
 {
-    const fm_fn f = fm_pick(c->s, c->n, sq);
+    const mp_mul_fn f = sq ? c->fm_sqr : c->fm_mul;
     const unsigned csr = _mm_getcsr();
     if (csr == MXCSR_WANT(csr)) {
         f(c, r, a, b);
@@ -471,7 +673,7 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
     uint64_t mmax = 0;
     for (size_t i = 0; i < nm; i++)
         mmax = c->mfast[i] > mmax ? c->mfast[i] : mmax;
-    if (!mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax))
+    if (!mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 0))
         return -2;
     c->mfd = mns_alloc64(nm * sizeof(double));
     c->mpfd = mns_alloc64(np * sizeof(double));
@@ -481,6 +683,42 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
         c->mfd[i] = (double)c->mfast[i]; /* < 2^52: exact */
     for (size_t i = 0; i < np; i++)
         c->mpfd[i] = (double)c->mpfast[i];
+    c->fm_mul = fm_pick(s, n, 0);
+    c->fm_sqr = fm_pick(s, n, 1);
+    /* the split where it pays (base= 0): three (2m)^2 / 4 products and
+     * their overhead (measured on Zen 3: 0.83x the time at n = 23, 2m = 24;
+     * 0.88x at n = 16; 1.35x at n = 12, 2m = 16) against n^2: 33 (2m)^2 <
+     * 40 n^2. base= >= n: never; 0 < base < n: wherever the bounds hold */
+    const int H = (n + 7) / 8, b = c->fma_base;
+    const int want = b == 0 ? 33 * 64 * H * H < 40 * n * n : b < n;
+    if (H >= 2 && H <= HMAX && want && mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1)) {
+        /* M_j's half sequences from its unsplit columns (column cc, lane r:
+         * t[r - cc]), zeros past (-n, n) */
+        const int m = 4 * H;
+        const size_t CM = (size_t)m * s * m;
+        if (!(c->mfs = mns_alloc64(3 * CM * sizeof(double))))
+            return -1;
+        int64_t t[4 * 4 * HMAX + 1], *t0 = t + 2 * m; /* t0[d], d in [-2m, 2m] */
+        for (int j = 0; j < s; j++) {
+            memset(t, 0, sizeof t);
+            for (int d = 0; d < n; d++) {
+                t0[d] = (int64_t)c->mfast[(size_t)j * c->mfl + d];
+                if (d > 0)
+                    t0[-d] = (int64_t)c->mfast[((size_t)d * s + j) * c->mfl];
+            }
+            for (int cc = 0; cc < m; cc++)
+                for (int r = 0; r < m; r++) {
+                    const int x = r - cc;
+                    const size_t o = ((size_t)cc * s + j) * m + r;
+                    c->mfs[o] = (double)t0[x];
+                    c->mfs[CM + o] = (double)(t0[x - m] - t0[x]);
+                    c->mfs[2 * CM + o] = (double)(t0[x + m] - t0[x]);
+                }
+        }
+        c->fma_h = H;
+        c->fm_mul = fs_tab[0][s - 2][H - 2];
+        c->fm_sqr = fs_tab[1][s - 2][H - 2];
+    }
     /* the IFMA kernels mp_ifma_fused.c chose must never run here */
     c->fast = c->fast_sqr = NULL;
     c->fast2 = c->fast2_sqr = NULL;
