@@ -610,12 +610,12 @@ FM_ROW(2)
 FM_ROW(3)
 FM_ROW(4)
 #define FS_INST(S, H) FMA_INST(fs, fs_body, S, H)
-#define FS_ROW(S) FS_INST(S, 2) FS_INST(S, 3) FS_INST(S, 4) FS_INST(S, 5) FS_INST(S, 6)
+#define FS_ROW(S) FS_INST(S, 1) FS_INST(S, 2) FS_INST(S, 3) FS_INST(S, 4) FS_INST(S, 5) FS_INST(S, 6)
 FS_ROW(2)
 FS_ROW(3)
 FS_ROW(4)
-#define FS_TAB(K, S) {fs_##K##_##S##_2, fs_##K##_##S##_3, fs_##K##_##S##_4, fs_##K##_##S##_5, fs_##K##_##S##_6}
-static const fm_fn fs_tab[2][3][HMAX - 1] = {{FS_TAB(mul, 2), FS_TAB(mul, 3), FS_TAB(mul, 4)},
+#define FS_TAB(K, S) {fs_##K##_##S##_1, fs_##K##_##S##_2, fs_##K##_##S##_3, fs_##K##_##S##_4, fs_##K##_##S##_5, fs_##K##_##S##_6}
+static const fm_fn fs_tab[2][3][HMAX] = {{FS_TAB(mul, 2), FS_TAB(mul, 3), FS_TAB(mul, 4)},
                                              {FS_TAB(sqr, 2), FS_TAB(sqr, 3), FS_TAB(sqr, 4)}};
 #define FM_TAB(K, S)                                                                            \
     {fm_##K##_##S##_1, fm_##K##_##S##_2,  fm_##K##_##S##_3,  fm_##K##_##S##_4,                  \
@@ -691,7 +691,7 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
      * 40 n^2. base= >= n: never; 0 < base < n: wherever the bounds hold */
     const int H = (n + 7) / 8, b = c->fma_base;
     const int want = b == 0 ? 33 * 64 * H * H < 40 * n * n : b < n;
-    if (H >= 2 && H <= HMAX && want && mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1)) {
+    if (H >= 1 && H <= HMAX && want && mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1)) {
         /* M_j's half sequences from its unsplit columns (column cc, lane r:
          * t[r - cc]), zeros past (-n, n) */
         const int m = 4 * H;
@@ -716,8 +716,8 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
                 }
         }
         c->fma_h = H;
-        c->fm_mul = fs_tab[0][s - 2][H - 2];
-        c->fm_sqr = fs_tab[1][s - 2][H - 2];
+        c->fm_mul = fs_tab[0][s - 2][H - 1];
+        c->fm_sqr = fs_tab[1][s - 2][H - 1];
     }
     /* the IFMA kernels mp_ifma_fused.c chose must never run here */
     c->fast = c->fast_sqr = NULL;
