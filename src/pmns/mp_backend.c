@@ -692,7 +692,7 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
                                      "(s = 2..4, n <= 48)",
                                      n, s)
                          : mns_error(MNS_ENOTSUP,
-                                     "pmns-mp: the FMA kernel's products leave 2^103 for n=%d "
+                                     "pmns-mp: the FMA kernel's products leave 2^102 for n=%d "
                                      "s=%d k=%d lambda=%ld",
                                      n, s, k, c->lambda);
                 goto out;

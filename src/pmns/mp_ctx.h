@@ -188,12 +188,12 @@ int mns_pmns_mp_generic_plan_choose(mns_pmns_mp_ctx *c, const uint64_t *md, doub
 int mns_pmns_mp_generic_candidates(size_t bits, int *out_n, int *out_s, int max);
 void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
-/* FMA kernel (mp_fma.c): the unsplit fused schedule with double-precision
+/* FMA kernel (mp_fma.c): the fused schedule (unsplit or one 2-way split) with double-precision
  * FMA products; prepare (after mns_pmns_mp_ifma_prepare built the fused
  * data) makes mfd/mpfd and sets mul/sqr: 1, 0 without an instance for
  * (n, s) (s = 2..4, n <= 48), -1 out of memory, -2 when the set's digits
  * break the product's bound (mns_pmns_mp_fma_bounds_ok: k <= 51, every
- * product below 2^103; lg_d: bits of the largest operand digit, mmax: the
+ * product at most 2^102; lg_d: bits of the largest operand digit, mmax: the
  * largest entry of M_j's sequences) */
 void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,
                          const uint64_t *b);
