@@ -511,17 +511,78 @@ static void check_fma_bounds(void)
     printf("  fma product bound, %zu edge cases: %s\n", sizeof cs / sizeof *cs, bad ? "FAIL" : "ok");
 }
 
-/* the default's kernel: fma where the CPU has it (up to 6144 bits) */
+/* the default's kernel: fma where the CPU has it (up to 8192 bits) */
 static void check_default_kernel(const mpz_t p)
 {
     mns_field *f = NULL;
     mns_status st = mns_field_new(&f, p, "pmns-mp");
     const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
-    const int want_fma = mns_cpu_has_fma() && mpz_sizeinbase(p, 2) <= 6144;
+    const int want_fma = mns_cpu_has_fma() && mpz_sizeinbase(p, 2) <= 8192;
     MT_CHECK(st == MNS_OK && strstr(d, want_fma ? "kernel=fma " : "kernel=generic ") != NULL,
              "default pmns-mp at %zu bits: expected kernel=%s, got %s", mpz_sizeinbase(p, 2),
              want_fma ? "fma" : "generic", d);
     mns_field_free(f);
+}
+
+/* An 8192-bit prime (GMP's default generator seeded with 7: urandomb, top
+ * bit set, nextprime) whose FMA set with (B3)'s t = 1 has k = 50 and lambda
+ * = 3 (n = 46 s = 4), past the split's bound lambda 2^(2k+1) <= 2^102: the
+ * kernel=fma default regenerates with t = 2 (k <= 49) and takes the split */
+static const char p8192_lambda3[] =
+    "adbcc13bcef6e0deb67f95d2f946c16484a2500ae0f97f2e1d8db03c01dae2eb"
+    "0c99a0c5cc1e6e8496d8c4f1c397587a979eff33b81aac4f1e0572d56d0a524f"
+    "4b6eace950a8fb981f224fb077358068cc172534b101369c8554afe15fc185bb"
+    "d594fdacbe8d6f300f6d5d423ac97ad249f6b57a0e0b1e372625aff5589b6be3"
+    "aba587ec96bdaa825ba6908c98a9d1c396a392a9043ed0db52b1e81f95c910f0"
+    "101ef6207d2ac7641473489916fc0b8baf9c7dcdf4ab1782ae6e06fbf2d64c4d"
+    "380bb6e5754fcc8d1a3e38ea3fa70bdc0556c9f35852a54de890690b48ba1fb1"
+    "ef830a03a740475c224ec8853a5617a3d772842587132ce8a090a458ca68de68"
+    "55a4a4c48154e973b1e454abd55488ce41126a9816d24b377046c0b22b6c471a"
+    "216c6ee016d1d53f227b7ccef82a9c496e325fc8e1d763a98e2e4a53b21c668d"
+    "95ed43b79969c65a2e8fa0fbc14c7f71022a2aacf0fb27be417b23aed9780820"
+    "d26c0e908571565c3987710d0486026823bd8456b51d83055e24506c0b5c14c2"
+    "378fb0b62146f8a1dff21ce71d98f5dab194833c7e6190aa09302767a6655fd0"
+    "f83eb39022989e97ed17a7c2154bcef61edc38cf78f36d045a9c80fd2579a223"
+    "d9e79df4ff36f162a5993918c7beb3e3bedda13557b5979382c96031322be10e"
+    "151a80cb22b6cb287f620d022bde617a35392840b45c0bd4e600ce86e18a574f"
+    "052cff670d4ccb9e53e5058a5422f3abd8f2d7210be789a68b953140d53b2aca"
+    "49a393252a8fc90ac5ce4d54d4804b4f6be212cff7febe124fc43b4ad0041581"
+    "ed1f17664f12705ac62faae4fc3457f723be16c872363762730e829914c52d89"
+    "04f64a11fedb809a730dd180168717eaaffb37e492dcbeffd0e2de8579998073"
+    "f2c325353ab93e68c4247a32b252ff342680b89388fac3ab28b2ec9e2f1b9ba7"
+    "38d73cac6f1b97b7e401e34b88a09937b781a6eb938b5a034dc7f708abbe5a77"
+    "8171fd5882452545041b61dc09c5a17481f87ff4f23c1854a482e4a61edf95a6"
+    "5db4bb918ea937f491a10f9c4005a2d3c39c83c66433f7c5660e11f6766cf238"
+    "6907a03979c89d53ebd1dc2af5a0862c12fe6ca854bbb7292e0d2e18cbe0702b"
+    "c27ed362db26f02b2d073c3a7a3a8a1a26c7ac82eb9ac5cb588f816a7187756d"
+    "de5e2a3a12403aaee9501c0ef2f82411452aead3e7b943193f7604fe545858d6"
+    "34407496b6f99072990a9e018ff27085c277bfc77d9a448076e59ff044b02cae"
+    "ad4f626613e95504ba8bc806642328514113b3dfa758d29281700c838b5d6095"
+    "70e9777bff4265473a88c316dd56167b826b177334e5f33e4e884cd76246a48c"
+    "fe9192ad606f4283ae9970b5e6a9371474d4c84eace2fb646cd23e0fa11c716a"
+    "c51efd5d6c52594dc7653ed52625f56a0b744cd3375bc5a5b19dbfeced4536db";
+
+static void check_fma_retry(void)
+{
+    if (!mns_cpu_has_fma())
+        return;
+    mpz_t p;
+    mpz_init_set_str(p, p8192_lambda3, 16);
+    mns_pmns_mp *c = NULL;
+    /* base = N_MAX: unsplit, no second set: the first set's k and lambda */
+    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, 0, 0, 1, MNS_PMNS_N_MAX,
+                                        MNS_PMNS_MP_KERNEL_FMA);
+    MT_CHECK(st == MNS_OK, "fma unsplit at 8192 bits: %s", mns_last_error());
+    if (st == MNS_OK) {
+        const mns_pmns_params *P = mns_pmns_mp_params(c);
+        printf("  fma retry: t = 1 gives %s\n", mns_pmns_mp_describe(c));
+        MT_CHECK(mns_pmns_params_chunk_bits(P) == 50 && labs(mns_pmns_params_lambda(P)) >= 3,
+                 "the test prime no longer exercises the retry: %s", mns_pmns_mp_describe(c));
+        mns_pmns_mp_free(c);
+    }
+    check_fma(p, 0, 0, 1); /* the default: split, after the second set */
+    check_default_kernel(p); /* pmns-mp's default at 8192 bits: fma */
+    mpz_clear(p);
 }
 
 int main(void)
@@ -750,6 +811,7 @@ int main(void)
             if (mb_prime_table[t].bits == 6144)
                 check_r("pmns-mp:kernel=fma,s=4", p, 10, 1000, 1, 1);
         }
+    check_fma_retry();
     ifma_p1mod8(4);
     mpz_clear(p);
     return mt_finish();

@@ -22,9 +22,11 @@
  * no limit; mns_pmns_mp_generic_plan_choose picks the exact plan of least
  * modelled cost. */
 #define MP_BASE_IFMA 64
-/* the largest p for which pmns-mp's default tries the FMA kernel (8192
- * bits: its n = 45 s = 4 set took minutes to generate) */
-#define MP_FMA_BITS_MAX 6144
+/* the largest p for which pmns-mp's default tries the FMA kernel: 8192 bits
+ * (s = 4, n = 45-47, split) since session 13, where it ran 1.2-1.3x faster
+ * than the portable kernel in one process on random primes and generated in
+ * 4-11 s (docs/pmns-mp.md, "FMA kernel, session 13"); n <= 48 ends it */
+#define MP_FMA_BITS_MAX 8192
 
 /* ---- conversions ---------------------------------------------------------- */
 
@@ -723,9 +725,42 @@ out:
     return st;
 }
 
+/* tadds_min: the smallest (B3) t to ask the generator for (0: the kernel's
+ * own); see the FMA kernel's second try below */
+static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
+                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min);
+
 mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                                int delta, int base, mns_pmns_mp_kernel kernel)
 {
+    return new_impl(out, p, word, s, n, delta, base, kernel, 0);
+}
+
+/* The FMA kernel's split bound, lambda 2^(2 lg_d + 1) <= 2^102, fails on a
+ * set with k = 50 and lambda >= 3 (seen at 8192 bits), which then runs
+ * unsplit where the cost rule wants the split. (B3) with t = 2 asks for
+ * k <= 49 (lambda 2^k < 2^51), which the split's bound takes up to lambda =
+ * 8, at the cost of n + 0..2. The second set is kept if the cost model of
+ * mp_fma.c prices it lower. */
+static mns_pmns_mp *fma_retry(mns_pmns_mp *c, const mpz_t p, mns_pmns_word word, int n, int delta,
+                              int base, mns_pmns_mp_kernel kernel)
+{
+    mns_pmns_mp *alt = NULL;
+    if (!c->fma_split_miss || c->fma_base != 0 ||
+        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2) != MNS_OK)
+        return c;
+    if (mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(c)) {
+        mns_pmns_mp_free(c);
+        return alt;
+    }
+    mns_pmns_mp_free(alt);
+    return c;
+}
+
+static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
+                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min)
+{
+    const int base_in = base;
     if (!out || !p)
         return mns_error(MNS_EINVAL, "pmns-mp: NULL argument");
     *out = NULL;
@@ -800,6 +835,8 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
      * asked for by base=), t grows below. The generic kernel's exact check
      * (mns_pmns_mp_generic_plan_ok) replaces (B3) the same way: t = 1. */
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
+    if (tadds < tadds_min)
+        tadds = tadds_min;
     /* (The FMA kernel's Toeplitz split wants k <= 49, which t = 2 would
      * prove; t = 1 gives it where the split pays on the sets seen (2048 bits
      * n = 16, 4096 bits n = 23), and t = 2 costs n: 3072 bits n = 25 k = 48
@@ -898,7 +935,7 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
                      c->kernel, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
                      mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2));
             c->kernel_describe = strdup(buf);
-            *out = c;
+            *out = fma && tadds_min == 0 ? fma_retry(c, p, word, n, delta, base_in, kernel) : c;
             return MNS_OK;
         }
         int nn = c->n, ss = c->s;
@@ -1027,11 +1064,10 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
                          mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
     /* pmns-mp's kernel: kernel=generic (portable C, the s64 word unless
      * word=u52) or kernel=fma (AVX2 + FMA, u52). Without kernel=, word= and
-     * base=, the FMA kernel where the CPU has it, up to 6144 bits (s = 2..4),
-     * else the portable one (docs/pmns-mp.md, "FMA kernel": on Zen 3, in one
-     * process, faster than the portable kernel at 1024-6144 bits; at 6144
-     * only since its Toeplitz split, n = 47 s = 3; its n = 45 s = 4 set at
-     * 8192 bits took minutes to generate) */
+     * base=, the FMA kernel where the CPU has it, up to MP_FMA_BITS_MAX
+     * (s = 2..4), else the portable one (docs/pmns-mp.md, "FMA kernel": on
+     * Zen 3, in one process, faster than the portable kernel at 1024-8192
+     * bits; at 6144 and 8192 since its Toeplitz split) */
     mns_pmns_mp_kernel kern = ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC;
     const char *kv = mns_opts_get(opts, "kernel");
     int try_fma = 0;

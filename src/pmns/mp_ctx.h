@@ -148,6 +148,7 @@ struct mns_pmns_mp_ctx {
     int fma_base; /* base= of kernel=fma: 0 automatic, >= n unsplit, else split */
     mp_mul_fn fm_mul, fm_sqr; /* the FMA instance for (n, s, split) */
     int fma_miss;       /* build: the FMA kernel has no instance for (n, s) */
+    int fma_split_miss; /* prepare: the cost rule wanted the split, its bound failed */
     double lg_d;        /* bits of the largest normalised operand digit (build) */
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
@@ -201,6 +202,9 @@ void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *
 int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
 int mns_pmns_mp_fma_has(int s, int n);
 int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split);
+/* the FMA kernel's cost model of c's choice (unsplit or split), to compare
+ * two sets */
+long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_NMAX 64

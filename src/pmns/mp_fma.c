@@ -1,5 +1,5 @@
 /* The FMA kernel of the multi-precision PMNS (kernel=fma of pmns-mp, its
- * default up to 4096 bits on x86-64 CPUs with AVX2 and FMA; MNS_CPU=generic
+ * default up to 8192 bits on x86-64 CPUs with AVX2 and FMA; MNS_CPU=generic
  * turns it off): Alg. 3 on the u52 sets of pmns-mp-ifma,
  * the schedule of its unsplit fused kernel (mp_ifma_fused.h: lanes are
  * coefficients, A's digits broadcast against windows of B's Toeplitz
@@ -624,6 +624,16 @@ static const fm_fn fs_tab[2][3][HMAX] = {{FS_TAB(mul, 2), FS_TAB(mul, 3), FS_TAB
 static const fm_fn fm_tab[2][3][NV_MAX] = {{FM_TAB(mul, 2), FM_TAB(mul, 3), FM_TAB(mul, 4)},
                                            {FM_TAB(sqr, 2), FM_TAB(sqr, 3), FM_TAB(sqr, 4)}};
 
+/* the cost model of the choice, in units where the unsplit kernel costs
+ * 40 n^2 and the split (halves of H vectors) 33 (2m)^2, m = 4H (measured,
+ * see prepare) */
+static long fma_cost(int n, int H)
+{
+    return H ? 33L * 64 * H * H : 40L * n * n;
+}
+
+long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c) { return fma_cost(c->n, c->fma_h); }
+
 /* the instance for (s, n), sq: the squaring */
 static fm_fn fm_pick(int s, int n, int sq)
 {
@@ -690,8 +700,10 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
      * 0.88x at n = 16; 1.35x at n = 12, 2m = 16) against n^2: 33 (2m)^2 <
      * 40 n^2. base= >= n: never; 0 < base < n: wherever the bounds hold */
     const int H = (n + 7) / 8, b = c->fma_base;
-    const int want = b == 0 ? 33 * 64 * H * H < 40 * n * n : b < n;
-    if (H >= 1 && H <= HMAX && want && mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1)) {
+    const int want = b == 0 ? fma_cost(n, H) < fma_cost(n, 0) : b < n;
+    const int split_ok = mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1);
+    c->fma_split_miss = H >= 1 && H <= HMAX && want && !split_ok;
+    if (H >= 1 && H <= HMAX && want && split_ok) {
         /* M_j's half sequences from its unsplit columns (column cc, lane r:
          * t[r - cc]), zeros past (-n, n) */
         const int m = 4 * H;
@@ -739,6 +751,12 @@ void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *
 void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a)
 {
     mns_pmns_mp_sqr_generic(c, r, a);
+}
+
+long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c)
+{
+    (void)c;
+    return 0;
 }
 
 int mns_pmns_mp_fma_has(int s, int n)
