@@ -30,6 +30,7 @@
  *      the median a block that caught a slow phase of the machine);
  *   3. the pair's time is the smallest of: the best solo of each channel
  *      summed, the table pair, the rns-ifma pair; the winner is installed.
+ * On a CPU without IFMA, mont takes rns-ifma's place (mns_rsa_alt_spec).
  * The choice optimises a call on fewer threads than channels (one thread:
  * the figures issue 8 asks for); a channel chosen for its pair also runs
  * alone when there are threads enough. */
@@ -38,6 +39,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/cpu.h"
 #include "core/error.h"
 #include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
@@ -241,21 +243,30 @@ double mns_rsa_pair_ratio(const mns_rsa *key, int j)
 
 static int shape_of(const mns_rsa_channel *c, int *n, int *s);
 
-static int is_rns_ifma(const mns_rsa_channel *c)
+/* The backend timed against the table's: rns-ifma where the CPU has IFMA;
+ * elsewhere mont (GMP's mpn). Without IFMA the table's pmns-mp takes a shape
+ * per prime, and some lose to mont: on the Zen 3 of session 13 the bench's
+ * RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3 against 7.2-7.6 M
+ * on mont, in two runs. */
+const char *mns_rsa_alt_spec(void) { return mns_cpu_has_ifma() ? "rns-ifma" : "mont"; }
+
+static int is_alt(const mns_rsa_channel *c)
 {
-    return strncmp(mns_field_describe(c->f), "rns-ifma ", 9) == 0;
+    const char *a = mns_rsa_alt_spec(), *da = mns_field_describe(c->f);
+    const size_t l = strlen(a);
+    return strncmp(da, a, l) == 0 && da[l] == ' ';
 }
 
-/* *r <- channel c's prime on rns-ifma, unless c is there already or it
- * cannot be made (no IFMA): 0 then (*r zeroed). */
-static int make_rns(mns_rsa_channel *r, const mns_rsa_channel *c, const mpz_t d,
+/* *r <- channel c's prime on the alternative backend (mns_rsa_alt_spec), unless c is
+ * there already or it cannot be made: 0 then (*r zeroed). */
+static int make_alt(mns_rsa_channel *r, const mns_rsa_channel *c, const mpz_t d,
                     const mpz_t *primes)
 {
     memset(r, 0, sizeof *r);
-    if (is_rns_ifma(c))
+    if (is_alt(c))
         return 0;
     double t0 = mns_now_ms();
-    if (mns_rsa_channel_make(r, d, primes, c->pi, "rns-ifma") != MNS_OK) {
+    if (mns_rsa_channel_make(r, d, primes, c->pi, mns_rsa_alt_spec()) != MNS_OK) {
         mns_rsa_channel_clear(r);
         mns_error_clear();
         return 0;
@@ -305,7 +316,7 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
     ch->done = 1;
     ch->solo_t[0] = ch->solo_r[0] = ch->solo_t[1] = ch->solo_r[1] = -1;
     ch->pair_t = ch->pair_r = -1;
-    if (!make_rns(&r, &key->ch[i], d, primes)) {
+    if (!make_alt(&r, &key->ch[i], d, primes)) {
         snprintf(ch->pick, sizeof ch->pick, "table");
         return;
     }
@@ -324,7 +335,7 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
         r.create_ms += key->ch[i].create_ms;
         mns_rsa_channel_clear(&key->ch[i]);
         key->ch[i] = r;
-        snprintf(ch->pick, sizeof ch->pick, "rns-ifma");
+        snprintf(ch->pick, sizeof ch->pick, "%s", mns_rsa_alt_spec());
     } else {
         key->ch[i].create_ms += r.create_ms;
         mns_rsa_channel_clear(&r);
@@ -349,7 +360,7 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
             hasH[0] = remake_like(&H[0], &T[1], &T[0], d, primes);
     }
     for (int x = 0; x < 2; x++)
-        hasR[x] = make_rns(&R[x], &T[x], d, primes);
+        hasR[x] = make_alt(&R[x], &T[x], d, primes);
     const mns_rsa_channel *pa = hasH[0] ? &H[0] : &T[0], *pb = hasH[1] ? &H[1] : &T[1];
     int tpair = mns_field_x2(pa->f, pb->f) != 0;
     int rpair = hasR[0] && hasR[1] && mns_field_x2(R[0].f, R[1].f);
@@ -435,8 +446,10 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     key->ch[2 * j] = win[0];
     key->ch[2 * j + 1] = win[1];
     key->pair_on[j] = pick != 0;
-    snprintf(ch->pick, sizeof ch->pick, "%s",
-             pick == 1 ? "table-pair" : pick == 2 ? "rns-ifma-pair" : "solo");
+    if (pick == 2)
+        snprintf(ch->pick, sizeof ch->pick, "%s-pair", mns_rsa_alt_spec());
+    else
+        snprintf(ch->pick, sizeof ch->pick, "%s", pick == 1 ? "table-pair" : "solo");
 }
 
 /* The (n, s) of a PMNS family field, from its description; 0 if none. */

@@ -285,11 +285,11 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
         else
             snprintf(who, sizeof who, "%d", 2 * j);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n choice(%s) %s us: solo table %.0f/%.0f rns-ifma %.0f/%.0f pair table "
-                        "%.0f rns-ifma %.0f",
-                        who, q->pick, q->solo_t[0] * 1e-3,
-                        q->solo_t[1] * 1e-3, q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
-                        q->pair_t * 1e-3, q->pair_r * 1e-3);
+                        "\n choice(%s) %s us: solo table %.0f/%.0f %s %.0f/%.0f pair table "
+                        "%.0f %s %.0f",
+                        who, q->pick, q->solo_t[0] * 1e-3, q->solo_t[1] * 1e-3,
+                        mns_rsa_alt_spec(), q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
+                        q->pair_t * 1e-3, mns_rsa_alt_spec(), q->pair_r * 1e-3);
     }
     return MNS_OK;
 }

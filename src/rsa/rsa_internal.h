@@ -191,6 +191,8 @@ void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
  * then each pair's backends and pairing chosen by timing every option
  * (sets pair_on, probe_ratio, choice; x2 and pw_words are plan_pairs'). */
 void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* the backend the choice times against the table's: rns-ifma with IFMA, else mont */
+const char *mns_rsa_alt_spec(void);
 /* Keys with an explicit spec: pair j's time through mns_field_powm_x2 over
  * its two channels' time one after the other, both timed as whole jobs
  * like the units above (0 if the timing could not run). */
