@@ -125,6 +125,19 @@ static inline AI FMA_TARGET void mac(__m256i *lo, __m256i *hi, __m256d w, __m256
     *lo = _mm256_add_epi64(*lo, _mm256_castpd_si256(l));
 }
 
+/* p[0..cnt) = 0, cnt a multiple of 4, p 32-byte aligned: vector stores,
+ * which the products' loads of R forward from. (memset became rep stos,
+ * which loads wait for until it commits, after the previous call's tail
+ * retired: 0.1x a 1024-bit product on Zen 3.) */
+static inline AI FMA_TARGET void zero_rows(int64_t *p, const size_t cnt)
+{
+    __m256i z = _mm256_setzero_si256();
+    __asm__("" : "+x"(z)); /* opaque: else GCC turns the loop back into memset */
+#pragma GCC unroll 8
+    for (size_t q = 0; q < cnt; q += 4)
+        _mm256_store_si256((__m256i *)(p + q), z);
+}
+
 /* x >> k, arithmetic (AVX2 has no 64-bit one): (x + 2^63) >> k - 2^(63-k) */
 static inline AI FMA_TARGET __m256i sra(__m256i x, __m256i kc, __m256i top, __m256i topk)
 {
@@ -187,8 +200,8 @@ static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, c
 
 /* adds the biased sums of cnt products to R's rows 0..SJ-1, vectors v0..,
  * and (DUP > 0) again DUP lanes on (the split's shared product); DBL (the
- * squaring's cross products): rows j > 0 doubled, after the biases came
- * off, so that the sums keep their bounds */
+ * squaring's cross products): rows j > 0 doubled (DBL = 2: every row),
+ * after the biases came off, so that the sums keep their bounds */
 static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m256i *lo,
                                           const __m256i *hi, int cnt, const int SJ, const int VB,
                                           const int v0, const size_t L, const int DBL, const int DUP)
@@ -203,7 +216,7 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
             __m256i *ph = (__m256i *)(rhi + j * L + 4 * (v0 + v));
             __m256i l = _mm256_sub_epi64(lo[j * VB + v], bl);
             __m256i h = _mm256_sub_epi64(hi[j * VB + v], bh);
-            if (DBL && j > 0) {
+            if (DBL == 2 || (DBL && j > 0)) {
                 l = _mm256_slli_epi64(l, 1);
                 h = _mm256_slli_epi64(h, 1);
             }
@@ -327,10 +340,12 @@ static inline AI FMA_TARGET void fm_prod_col_all(int64_t *rlo, int64_t *rhi, con
 }
 
 /* T = ((R_i + carry) mod 2^k) M'_0 mod (E, 2^k), as doubles into tb: only lo
- * matters (mod 2^k); xb: the broadcasts */
+ * matters (mod 2^k); xb: the broadcasts. H > 0 (the split, NV = 2H): also
+ * the sums of T's halves into ts, from registers (a load of tb back would
+ * add a store-to-load round trip to T's latency chain) */
 static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *rlo,
-                                      const __m256i *carry, double *xb, double *tb, __m256i km,
-                                      const int NV)
+                                      const __m256i *carry, double *xb, double *tb, double *ts,
+                                      __m256i km, const int NV, const int H)
 {
     const int n = c->n;
     const size_t CL = (size_t)c->mpl;
@@ -353,9 +368,15 @@ static inline AI FMA_TARGET void fm_t(const mns_pmns_mp_ctx *c, const int64_t *r
         }
     }
     const __m256i bl = _mm256_set1_epi64x((long long)((uint64_t)n * BITS_LO));
+    __m256d t[NV_MAX];
 #pragma GCC unroll 16
-    for (int v = 0; v < NV; v++)
-        _mm256_store_pd(tb + 4 * v, to_double(_mm256_and_si256(_mm256_sub_epi64(acc[v], bl), km)));
+    for (int v = 0; v < NV; v++) {
+        t[v] = to_double(_mm256_and_si256(_mm256_sub_epi64(acc[v], bl), km));
+        _mm256_store_pd(tb + 4 * v, t[v]);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < H; v++)
+        _mm256_store_pd(ts + 4 * v, _mm256_add_pd(t[v], t[v + H]));
 }
 
 /* the exact division: carry = (R_i + carry) / 2^k = (lo + carry) >> k + hi
@@ -372,13 +393,30 @@ static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, 
     }
 }
 
+/* the first rem lanes of x (1 <= rem <= 4, public) to o: the 128/64-bit
+ * halves a whole-vector store would spill past a buffer's end. (A
+ * variable-length copy became a call to memcpy, and a masked store is
+ * microcoded on AMD: either cost more than the rest of the output.) */
+static inline AI FMA_TARGET void store_lanes(uint64_t *o, __m256i x, int rem)
+{
+    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+    if (rem >= 2)
+        _mm_storeu_si128((__m128i *)o, lo);
+    else
+        _mm_storel_epi64((__m128i *)o, lo);
+    if (rem == 4)
+        _mm_storeu_si128((__m128i *)(o + 2), hi);
+    else if (rem == 3)
+        _mm_storel_epi64((__m128i *)(o + 2), hi);
+}
+
 /* lines 15-18 of Alg. 3: C_j = R_(s+j) mod 2^k, carried; the top digit is
  * the last carry. NVO = ceil(n/4) vectors, rows L lanes apart. r may alias a
  * or b: both were read before. Whole vectors (a row's padding lanes spill
- * into the next row, written after it), but the last one through xb's words */
+ * into the next row, written after it), but the last one lane by lane */
 static inline AI FMA_TARGET void fm_out(const mns_pmns_mp_ctx *c, uint64_t *r, const int64_t *rlo,
-                                        const int64_t *rhi, __m256i *carry, double *xb,
-                                        const int S, const int NVO, const size_t L)
+                                        const int64_t *rhi, __m256i *carry, const int S,
+                                        const int NVO, const size_t L)
 {
     const int n = c->n;
     const __m256i km = _mm256_set1_epi64x((long long)c->kmask), kc = _mm256_set1_epi64x(c->k);
@@ -398,12 +436,8 @@ static inline AI FMA_TARGET void fm_out(const mns_pmns_mp_ctx *c, uint64_t *r, c
                                             _mm256_sllv_epi64(_mm256_load_si256((const __m256i *)(rhi + d)), kh));
             } else if (v < NVO - 1)
                 _mm256_storeu_si256(o, carry[v]);
-            else {
-                uint64_t *w = (uint64_t *)xb;
-                _mm256_store_si256((__m256i *)w, carry[v]);
-                for (int l = 0; l < n - 4 * v; l++) /* n is public */
-                    ((uint64_t *)o)[l] = w[l];
-            }
+            else
+                store_lanes((uint64_t *)o, carry[v], n - 4 * v);
         }
 }
 
@@ -424,15 +458,15 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
     fm_seq(c, seqa, a, S, NV);
     if (!SQ)
         fm_seq(c, seqb, b, S, NV);
-    memset(rlo, 0, 2 * S * L * sizeof *rlo);
-    memset(rhi, 0, 2 * S * L * sizeof *rhi);
+    zero_rows(rlo, 2 * S * L);
+    zero_rows(rhi, 2 * S * L);
 #pragma GCC unroll 16
     for (int v = 0; v < NV; v++)
         carry[v] = _mm256_setzero_si256();
     fm_ops(rlo, rhi, seqa, seqb, n, 0, S, NV, L, SQ);
 #pragma GCC unroll 1
     for (int i = 0; i < S; i++) {
-        fm_t(c, rlo + i * L, carry, xb, tb, km, NV);
+        fm_t(c, rlo + i * L, carry, xb, tb, NULL, km, NV, 0);
         /* EARLY (as fu_body): the operand products of step i + 1 fill the
          * latency of T -> T M_j -> carry (the squaring's step i + 1 only
          * adds to rows from 2i + 2, after T_(i+1) reads row i + 1) */
@@ -441,7 +475,7 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
         fm_prod_col_all(rlo + i * L, rhi + i * L, c->mfd, tb, n, S, NV, L, (size_t)c->mfl, 0);
         fm_div(rlo + i * L, rhi + i * L, carry, kc, kh, top, topk, NV);
     }
-    fm_out(c, r, rlo, rhi, carry, xb, S, NV, L);
+    fm_out(c, r, rlo, rhi, carry, S, NV, L);
 }
 
 /* ---- the Toeplitz split: one 2-way level (Karatsuba on Toeplitz blocks) ----
@@ -451,7 +485,8 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
  *   out_lo = T1 (a_lo + a_hi) + (T0 - T1) a_hi
  *   out_hi = T1 (a_lo + a_hi) + (T2 - T1) a_lo
  * three m x m products instead of four (the shared one added to both halves:
- * fm_store's DUP), for A_j B_i (B_i's three half sequences made per call)
+ * fm_store's DUP, or fs_tri's shared sums), for A_j B_i (B_i's three half
+ * sequences made per call)
  * and for T M_j (M_j's three column matrices made once, mfs). The integers
  * are the unsplit kernel's, lanes < n; rows past n are junk that never
  * reaches a result (T's lanes >= n are 0, as M'_0's columns there are; fm_out
@@ -460,6 +495,41 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
  * docs/pmns-mp.md. */
 #define HMAX 6           /* halves of up to 6 vectors: n <= 48 */
 #define HSTR (8 * HMAX)  /* stride of a digit's vectors and half sequences */
+
+/* (x_1, x_2, x_3, y_0) */
+static inline AI FMA_TARGET __m256d lane_shift_1(__m256d x, __m256d y)
+{
+    return _mm256_shuffle_pd(x, _mm256_permute2f128_pd(x, y, 0x21), 5);
+}
+
+/* U[v] += lambda (lanes 4v + f .. 4v + f + 3 of the digits d, zero outside
+ * [0, 8H)), v < 2H, f in [-6, 1] (public: from n): a whole-vector offset
+ * through aligned stores and loads of the same size (which forward), and
+ * the rest of the shift by a lane rotation with a run-time index and a
+ * blend */
+static inline AI FMA_TARGET void lam_shift_add(__m256d *U, const __m256d *d, __m256d lam, int f,
+                                               const int H)
+{
+    _Alignas(32) double z[4 * (2 * HMAX + 4)];
+#pragma GCC unroll 16
+    for (int v = 0; v < 2 * H + 4; v++)
+        _mm256_store_pd(z + 4 * v, v >= 2 && v < 2 * H + 2 ? d[v - 2] : _mm256_setzero_pd());
+    const int F = (f + 8) / 4 - 2, rho = f - 4 * F; /* f = 4F + rho, rho in [0, 4) */
+    const __m256i idx = _mm256_and_si256(
+        _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(2 * rho)),
+        _mm256_set1_epi32(7));
+    const __m256d from_y = _mm256_castsi256_pd(
+        _mm256_cmpgt_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(3 - rho)));
+    const double *zb = z + 4 * (F + 2);
+#pragma GCC unroll 16
+    for (int v = 0; v < 2 * H; v++) {
+        const __m256 x = _mm256_castpd_ps(_mm256_load_pd(zb + 4 * v));
+        const __m256 y = _mm256_castpd_ps(_mm256_load_pd(zb + 4 * v + 4));
+        const __m256d w = _mm256_blendv_pd(_mm256_castps_pd(_mm256_permutevar8x32_ps(x, idx)),
+                                           _mm256_castps_pd(_mm256_permutevar8x32_ps(y, idx)), from_y);
+        U[v] = _mm256_fmadd_pd(w, lam, U[v]); /* lambda a exact, U[v] is 0 or a_0 in lane 3 */
+    }
+}
 
 /* a's digits for the split: dig[j HSTR ..], 2m doubles (lanes >= n: 0);
  * sum[j HSTR ..], the m sums of the two halves; hs (not NULL): the three half
@@ -489,41 +559,147 @@ static inline AI FMA_TARGET void fs_prep(const mns_pmns_mp_ctx *c, const uint64_
         }
         if (!hs)
             continue;
-        /* u0[d + 2m - 1] = t[d], d in [-(2m - 1), 2m - 1]: zeros, then lambda
-         * a_i at 2m - 1 - n + i (i = 0 lands at d = -n, outside the window
-         * of every lane < n), then a_d over the spill */
-        _Alignas(32) double u[16 * HMAX + 16];
-        double *u0 = u + 4;
+        /* U_v = u0[4v .. 4v + 3], u0[d + 2m - 1] = t[d] for d in [-(2m - 1),
+         * 2m - 1] (zeros outside (-n, n)), built in registers: stored
+         * vectors read back at other offsets wait until the stores commit
+         * (no store forwarding), after the previous call's tail retired,
+         * which cost 0.1x a 1024-bit product. For 4v + l <= 2m - 2 it is
+         * lambda a_(4v + l + f), f = n + 1 - 2m (zero outside [0, n): a
+         * shift by f lanes of the zero-padded digits, f public), and from
+         * 2m - 1 on a_(4v + l - (2m - 1)) (a shift by one lane less than a
+         * whole vector) */
+        __m256d U[4 * HMAX];
 #pragma GCC unroll 32
-        for (int q = 0; q < 4 * m + 16; q += 4)
-            _mm256_store_pd(u + q, _mm256_setzero_pd());
+        for (int v = 0; v < 4 * H; v++) {
+            const __m256d z = _mm256_setzero_pd();
+            U[v] = lane_shift_1(v >= 2 * H ? d[v - 2 * H] : z,
+                                v + 1 >= 2 * H && v + 1 < 4 * H ? d[v + 1 - 2 * H] : z);
+        }
+        lam_shift_add(U, d, lam, n + 1 - 2 * m, H);
 #pragma GCC unroll 16
-        for (int v = 0; v < 2 * H; v++)
-            _mm256_storeu_pd(u0 + (2 * m - 1 - n) + 4 * v, _mm256_mul_pd(d[v], lam));
-#pragma GCC unroll 16
-        for (int v = 0; v < 2 * H; v++)
-            _mm256_storeu_pd(u0 + (2 * m - 1) + 4 * v, d[v]);
-#pragma GCC unroll 16
-        for (int q = 0; q < 2 * m; q += 4) {
-            const __m256d s1 = _mm256_loadu_pd(u0 + q + m);
-            _mm256_store_pd(hs + (3 * j + 0) * HSTR + q, s1);
-            _mm256_store_pd(hs + (3 * j + 1) * HSTR + q, _mm256_sub_pd(_mm256_loadu_pd(u0 + q), s1));
-            _mm256_store_pd(hs + (3 * j + 2) * HSTR + q,
-                            _mm256_sub_pd(_mm256_loadu_pd(u0 + q + 2 * m), s1));
+        for (int u = 0; u < 2 * H; u++) {
+            const __m256d s1 = U[u + H];
+            _mm256_store_pd(hs + (3 * j + 0) * HSTR + 4 * u, s1);
+            _mm256_store_pd(hs + (3 * j + 1) * HSTR + 4 * u, _mm256_sub_pd(U[u], s1));
+            _mm256_store_pd(hs + (3 * j + 2) * HSTR + 4 * u, _mm256_sub_pd(U[u + 2 * H], s1));
         }
     }
 }
 
-/* the three split products of the digits xd (dig, sum: SJ digits) by the
- * half sequences hs of one digit, into rows from rlo/rhi (DBL: see fm_store) */
+/* The three split products of a block of SJ <= 2 rows (from j0) and one
+ * vector v of each half, summed in registers: X = P1 + P2 (lanes [0, m)),
+ * Y = P1 + P3 (lanes [m, 2m)), P1's sums the start of both. One
+ * read-modify-write of R per half instead of four (P1 twice), and its bias
+ * once, and one store-to-load round trip less between T and the next
+ * division. At most 8 accumulators: with the windows, broadcasts and
+ * constants in the 16 ymm registers. Measured on Zen 3 against the three
+ * products one at a time (in one process, three primes a size): 0.92-0.95x
+ * the time at H = 1 (1024 bits), 0.98-1.05x at H = 2-3, 1.04-1.11x at H = 6
+ * (fewer rows share each window load): TRI_HMAX. */
+#define TRI_HMAX 1
+static inline AI FMA_TARGET void fs_tri_store(int64_t *rlo, int64_t *rhi, const __m256i *xl,
+                                              const __m256i *xh, const __m256i *yl,
+                                              const __m256i *yh, const int SJ, const int v,
+                                              const int H, const size_t L, const int DBL)
+{
+    fm_store(rlo, rhi, xl, xh, 8 * H, SJ, 1, v, L, DBL, 0);
+    fm_store(rlo + 4 * H, rhi + 4 * H, yl, yh, 8 * H, SJ, 1, v, L, DBL, 0);
+}
+
+/* operand products: P1 = sum x hs0, P2 = dig_hi x hs1, P3 = dig_lo x hs2
+ * (windows of the half sequences, digits broadcast), rows from rlo */
+static inline AI FMA_TARGET void fs_tri_win(int64_t *rlo, int64_t *rhi, const double *hs,
+                                            const double *dig, const double *sum, const int SJ,
+                                            const int v, const int H, const size_t L,
+                                            const int DBL)
+{
+    const int m = 4 * H;
+    __m256i xl[2], xh[2], yl[2], yh[2];
+#pragma GCC unroll 2
+    for (int j = 0; j < SJ; j++)
+        xl[j] = xh[j] = _mm256_setzero_si256();
+    const double *w0 = hs + (m - 1) + 4 * v, *w1 = w0 + HSTR, *w2 = w0 + 2 * HSTR;
+    for (int cc = 0; cc < m; cc++) {
+        const __m256d w = _mm256_loadu_pd(w0 - cc);
+#pragma GCC unroll 2
+        for (int j = 0; j < SJ; j++)
+            mac(&xl[j], &xh[j], w, _mm256_broadcast_sd(sum + j * HSTR + cc));
+    }
+#pragma GCC unroll 2
+    for (int j = 0; j < SJ; j++) {
+        yl[j] = xl[j];
+        yh[j] = xh[j];
+    }
+    for (int cc = 0; cc < m; cc++) {
+        const __m256d wa = _mm256_loadu_pd(w1 - cc), wb = _mm256_loadu_pd(w2 - cc);
+#pragma GCC unroll 2
+        for (int j = 0; j < SJ; j++) {
+            mac(&xl[j], &xh[j], wa, _mm256_broadcast_sd(dig + j * HSTR + m + cc));
+            mac(&yl[j], &yh[j], wb, _mm256_broadcast_sd(dig + j * HSTR + cc));
+        }
+    }
+    fs_tri_store(rlo, rhi, xl, xh, yl, yh, SJ, v, H, L, DBL);
+}
+
+/* T M_j: P1 = ts x M0, P2 = T_hi x M1, P3 = T_lo x M2 (mfs' three column
+ * matrices, CM apart, column cc of row j at (cc S + j) m), rows j0.. */
+static inline AI FMA_TARGET void fs_tri_col(int64_t *rlo, int64_t *rhi, const double *mfs,
+                                            const double *ts, const double *tb, const int S,
+                                            const int j0, const int SJ, const int v, const int H,
+                                            const size_t L)
+{
+    const int m = 4 * H;
+    const size_t CM = (size_t)m * S * m;
+    __m256i xl[2], xh[2], yl[2], yh[2];
+#pragma GCC unroll 2
+    for (int j = 0; j < SJ; j++)
+        xl[j] = xh[j] = _mm256_setzero_si256();
+    const double *col = mfs + (size_t)j0 * m + 4 * v;
+    for (int cc = 0; cc < m; cc++) {
+        const __m256d b = _mm256_broadcast_sd(ts + cc);
+#pragma GCC unroll 2
+        for (int j = 0; j < SJ; j++)
+            mac(&xl[j], &xh[j], _mm256_load_pd(col + ((size_t)cc * S + j) * m), b);
+    }
+#pragma GCC unroll 2
+    for (int j = 0; j < SJ; j++) {
+        yl[j] = xl[j];
+        yh[j] = xh[j];
+    }
+    for (int cc = 0; cc < m; cc++) {
+        const __m256d ba = _mm256_broadcast_sd(tb + m + cc), bb = _mm256_broadcast_sd(tb + cc);
+#pragma GCC unroll 2
+        for (int j = 0; j < SJ; j++) {
+            const size_t o = ((size_t)cc * S + j) * m;
+            mac(&xl[j], &xh[j], _mm256_load_pd(col + CM + o), ba);
+            mac(&yl[j], &yh[j], _mm256_load_pd(col + 2 * CM + o), bb);
+        }
+    }
+    fs_tri_store(rlo + (size_t)j0 * L, rhi + (size_t)j0 * L, xl, xh, yl, yh, SJ, v, H, L, 0);
+}
+
+/* the three split products of the digits (dig, sum: SJ digits) by the half
+ * sequences hs of one digit, into rows from rlo/rhi (DBL: see fm_store):
+ * fused in blocks of two rows up to TRI_HMAX (the second block's first row
+ * is a cross row), else one product at a time, SJ rows against each window
+ * (fewer loads a product, which pays at larger halves) */
 static inline AI FMA_TARGET void fs_prod3(int64_t *rlo, int64_t *rhi, const double *hs,
                                           const double *dig, const double *sum, const int SJ,
                                           const int H, const size_t L, const int DBL)
 {
     const int m = 4 * H;
-    fm_prod_win_all(rlo, rhi, hs + (m - 1), sum, HSTR, m, SJ, H, L, DBL, m);
-    fm_prod_win_all(rlo, rhi, hs + HSTR + (m - 1), dig + m, HSTR, m, SJ, H, L, DBL, 0);
-    fm_prod_win_all(rlo + m, rhi + m, hs + 2 * HSTR + (m - 1), dig, HSTR, m, SJ, H, L, DBL, 0);
+    if (H > TRI_HMAX) {
+        fm_prod_win_all(rlo, rhi, hs + (m - 1), sum, HSTR, m, SJ, H, L, DBL, m);
+        fm_prod_win_all(rlo, rhi, hs + HSTR + (m - 1), dig + m, HSTR, m, SJ, H, L, DBL, 0);
+        fm_prod_win_all(rlo + m, rhi + m, hs + 2 * HSTR + (m - 1), dig, HSTR, m, SJ, H, L, DBL, 0);
+        return;
+    }
+#pragma GCC unroll 2
+    for (int j0 = 0; j0 < SJ; j0 += 2)
+#pragma GCC unroll 8
+        for (int v = 0; v < H; v++)
+            fs_tri_win(rlo + (size_t)j0 * L, rhi + (size_t)j0 * L, hs, dig + j0 * HSTR,
+                       sum + j0 * HSTR, SJ - j0 >= 2 ? 2 : 1, v, H, L, DBL && j0 ? 2 : DBL);
 }
 
 /* the operand products of step i (as fm_ops), split */
@@ -552,7 +728,7 @@ static inline AI FMA_TARGET void fs_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
 {
     enum { LM = 8 * HMAX, SM = 4 };
     const int m = 4 * H, NV = 2 * H;
-    const size_t L = 2 * (size_t)m, CM = (size_t)m * S * m; /* one of mfs' three matrices */
+    const size_t L = 2 * (size_t)m;
     _Alignas(32) double dig[SM * HSTR], sum[SM * HSTR], hsa[SQ ? 3 * SM * HSTR : 1],
         hsb[SQ ? 1 : 3 * SM * HSTR], xb[LM], tb[LM], ts[LM / 2];
     _Alignas(32) int64_t rlo[2 * SM * LM], rhi[2 * SM * LM];
@@ -564,28 +740,32 @@ static inline AI FMA_TARGET void fs_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
     fs_prep(c, a, dig, sum, SQ ? hsa : NULL, S, H);
     if (!SQ)
         fs_prep(c, b, NULL, NULL, hsb, S, H);
-    memset(rlo, 0, 2 * S * L * sizeof *rlo);
-    memset(rhi, 0, 2 * S * L * sizeof *rhi);
+    zero_rows(rlo, 2 * S * L);
+    zero_rows(rhi, 2 * S * L);
 #pragma GCC unroll 16
     for (int v = 0; v < NV; v++)
         carry[v] = _mm256_setzero_si256();
     fs_ops(rlo, rhi, dig, sum, hsa, hsb, 0, S, H, L, SQ);
 #pragma GCC unroll 1
     for (int i = 0; i < S; i++) {
-        fm_t(c, rlo + i * L, carry, xb, tb, km, NV);
+        fm_t(c, rlo + i * L, carry, xb, tb, ts, km, NV, H);
         if (i + 1 < S) /* EARLY, as fm_body */
             fs_ops(rlo, rhi, dig, sum, hsa, hsb, i + 1, S, H, L, SQ);
-#pragma GCC unroll 8
-        for (int v = 0; v < H; v++)
-            _mm256_store_pd(ts + 4 * v, _mm256_add_pd(_mm256_load_pd(tb + 4 * v),
-                                                      _mm256_load_pd(tb + m + 4 * v)));
         int64_t *ril = rlo + i * L, *rih = rhi + i * L;
-        fm_prod_col_all(ril, rih, c->mfs, ts, m, S, H, L, (size_t)m, m);
-        fm_prod_col_all(ril, rih, c->mfs + CM, tb + m, m, S, H, L, (size_t)m, 0);
-        fm_prod_col_all(ril + m, rih + m, c->mfs + 2 * CM, tb, m, S, H, L, (size_t)m, 0);
+        if (H > TRI_HMAX) {
+            const size_t CM = (size_t)m * S * m; /* one of mfs' three matrices */
+            fm_prod_col_all(ril, rih, c->mfs, ts, m, S, H, L, (size_t)m, m);
+            fm_prod_col_all(ril, rih, c->mfs + CM, tb + m, m, S, H, L, (size_t)m, 0);
+            fm_prod_col_all(ril + m, rih + m, c->mfs + 2 * CM, tb, m, S, H, L, (size_t)m, 0);
+        } else /* rows i and i + 1 first: the division and the next T wait for them */
+#pragma GCC unroll 2
+            for (int j0 = 0; j0 < S; j0 += 2)
+#pragma GCC unroll 8
+                for (int v = 0; v < H; v++)
+                    fs_tri_col(ril, rih, c->mfs, ts, tb, S, j0, S - j0 >= 2 ? 2 : 1, v, H, L);
         fm_div(ril, rih, carry, kc, kh, top, topk, NV);
     }
-    fm_out(c, r, rlo, rhi, carry, xb, S, (c->n + 3) / 4, L);
+    fm_out(c, r, rlo, rhi, carry, S, (c->n + 3) / 4, L);
 }
 
 typedef void (*fm_fn)(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
