@@ -396,7 +396,8 @@ static inline AI FMA_TARGET void fm_div(const int64_t *rlo, const int64_t *rhi, 
 /* the first rem lanes of x (1 <= rem <= 4, public) to o: the 128/64-bit
  * halves a whole-vector store would spill past a buffer's end. (A
  * variable-length copy became a call to memcpy, and a masked store is
- * microcoded on AMD: either cost more than the rest of the output.) */
+ * microcoded on AMD; against the memcpy this measured the same at 1024 and
+ * 2048 bits: it keeps a libc call out of the kernel, no speed claimed.) */
 static inline AI FMA_TARGET void store_lanes(uint64_t *o, __m256i x, int rem)
 {
     const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
