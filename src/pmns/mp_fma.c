@@ -231,6 +231,15 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
         }
 }
 
+/* The column loops over v0 (fm_prod_win_all, fm_prod_col_all) stay rolled
+ * from ROLL_MIN blocks on: unrolled, every call of theirs is a copy of its
+ * loop, and at H = 6 (6144-8192 bits) the kernel was 41 KB of code (more
+ * than the 32 KB L1 instruction cache of Zen 3; 25 KB rolled), run through
+ * once per product. Against them unrolled, in one process (abn, three
+ * primes a size): 0.89x the time at 4096 bits (H = 3), 0.93-0.96x at 6144,
+ * 0.86-0.94x at 8192; rolled from 2 blocks, 2048 bits (H = 2) measured
+ * within noise. */
+#define ROLL_MIN 3
 /* operand products: R[j][v] += sum_c xd[j XS + c] seq[4 v - c ..], c < n,
  * j < SJ, v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's
  * digits); DUP: see fm_store */
@@ -270,6 +279,11 @@ static inline AI FMA_TARGET void fm_prod_win_all(int64_t *rlo, int64_t *rhi, con
 {
     const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
     int v0 = 0;
+    if (NV / VB >= ROLL_MIN) {
+#pragma GCC unroll 1
+        for (; v0 + VB <= NV; v0 += VB)
+            fm_prod_win(rlo, rhi, seq, xd, XS, n, S, VB, v0, L, DBL, DUP);
+    } else
 #pragma GCC unroll 16
     for (; v0 + VB <= NV; v0 += VB)
         fm_prod_win(rlo, rhi, seq, xd, XS, n, S, VB, v0, L, DBL, DUP);
@@ -332,6 +346,11 @@ static inline AI FMA_TARGET void fm_prod_col_all(int64_t *rlo, int64_t *rhi, con
 {
     const int VB = S >= 4 ? 1 : (4 / S < NV ? 4 / S : NV);
     int v0 = 0;
+    if (NV / VB >= ROLL_MIN) {
+#pragma GCC unroll 1
+        for (; v0 + VB <= NV; v0 += VB)
+            fm_prod_col(rlo, rhi, cols, x, n, S, S, VB, v0, L, CL, DUP);
+    } else
 #pragma GCC unroll 16
     for (; v0 + VB <= NV; v0 += VB)
         fm_prod_col(rlo, rhi, cols, x, n, S, S, VB, v0, L, CL, DUP);
