@@ -236,9 +236,10 @@ static inline AI FMA_TARGET void fm_store(int64_t *rlo, int64_t *rhi, const __m2
  * loop, and at H = 6 (6144-8192 bits) the kernel was 41 KB of code (more
  * than the 32 KB L1 instruction cache of Zen 3; 25 KB rolled), run through
  * once per product. Against them unrolled, in one process (abn, three
- * primes a size): 0.89x the time at 4096 bits (H = 3), 0.93-0.96x at 6144,
- * 0.86-0.94x at 8192; rolled from 2 blocks, 2048 bits (H = 2) measured
- * within noise. */
+ * primes a size, products / squarings): 0.88x / 0.95x the time at 3072 bits
+ * and 0.88x / 0.88x at 4096 (H = 3), 0.91-0.96x / 0.95-0.97x at 6144,
+ * 0.96x / 0.96-0.97x at 8192; rolled from 2 blocks, 2048 bits (H = 2)
+ * measured within noise, so it stays unrolled there. */
 #define ROLL_MIN 3
 /* operand products: R[j][v] += sum_c xd[j XS + c] seq[4 v - c ..], c < n,
  * j < SJ, v in [v0, v0 + VB) (seq points at t_B + (n - 1), xd at A's
