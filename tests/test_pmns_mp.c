@@ -585,6 +585,47 @@ static void check_fma_retry(void)
     mpz_clear(p);
 }
 
+/* A random 2048-bit prime (the paper harness's, session 16) on which the
+ * generator's own n for s = 3 is 17 (k = 45, unsplit): the FMA default must
+ * find n = 16 (lambda = 7 by the lambda walk, the 2-way split), 0.61x the
+ * time there, and give the same products as GMP */
+static const char p2048_n17[] =
+    "f037b60b47dc64e31751919dded561471d76eb4798bc4f8ec084e3a47b9f72e3"
+    "f2b14c0f8e4de8332c17fe125297f95402e50a77059711b280bc127189de22c7"
+    "891e99dc6d0e0e1c2e98a3699dc8f6bec33b644380bce570513a35c07310c655"
+    "697a440565bb3f9168bf0597c6854df34b04850d8d1baeec06e9d0aee60ce4b9"
+    "1786e4cee123513f6d3dba941e943d315b7148bcfa047f01150603880189316b"
+    "d0f88819066d6df087c70bc3bfe39cf10cb926219762fa2905beea435d2475f6"
+    "fa88db66f6f5345888e0fb1b772bf931ec980d55bba2c62e59a851626b3f97f4"
+    "ec115f8197f62cb9ed7f463ec2c151d8bae37888fdafa92bec100c57eabb342b";
+
+static void check_fma_default_choice(void)
+{
+    if (!mns_cpu_has_fma())
+        return;
+    mpz_t p;
+    mpz_init_set_str(p, p2048_n17, 16);
+    mns_pmns_mp *c = NULL;
+    /* the generator's own n for the size rule's s, as before the choice */
+    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, 3, 0, 1, 0,
+                                        MNS_PMNS_MP_KERNEL_FMA);
+    MT_CHECK(st == MNS_OK, "fma s=3 at 2048 bits: %s", mns_last_error());
+    if (st == MNS_OK) {
+        MT_CHECK(mns_pmns_params_n(mns_pmns_mp_params(c)) == 17,
+                 "the test prime no longer exercises the choice: %s", mns_pmns_mp_describe(c));
+        mns_pmns_mp_free(c);
+    }
+    mns_field *f = NULL;
+    st = mns_field_new(&f, p, "pmns-mp");
+    const char *d = st == MNS_OK ? mns_field_describe(f) : mns_last_error();
+    printf("  fma default choice: %s\n", d);
+    MT_CHECK(st == MNS_OK && strstr(d, " n=16 s=3 ") && strstr(d, "toeplitz=fused:2/b8"),
+             "default pmns-mp on the n = 17 prime: expected n=16 s=3 split, got %s", d);
+    mns_field_free(f);
+    check("pmns-mp", p, 30, 1000, 3);
+    mpz_clear(p);
+}
+
 int main(void)
 {
     mt_init("test_pmns_mp");
@@ -812,6 +853,7 @@ int main(void)
                 check_r("pmns-mp:kernel=fma,s=4", p, 10, 1000, 1, 1);
         }
     check_fma_retry();
+    check_fma_default_choice();
     ifma_p1mod8(4);
     mpz_clear(p);
     return mt_finish();

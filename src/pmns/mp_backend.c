@@ -757,6 +757,59 @@ static mns_pmns_mp *fma_retry(mns_pmns_mp *c, const mpz_t p, mns_pmns_word word,
     return c;
 }
 
+/* The FMA kernel's s by the size of p, measured on Zen 3 (docs/pmns-mp.md,
+ * "FMA kernel"): s = 3 up to 3072 bits, s = 4 at 4096 (n = 23, split), s = 3
+ * past it up to 6144 (n = 47 split: 0.94x the time of s = 4 n = 34, which
+ * the split does not serve), s = 4 beyond (n <= 48); s = 5 and 6 slower:
+ * their products per step outrun the registers */
+static int fma_size_s(size_t bits) { return bits <= 3072 || (bits > 4096 && bits <= 6144) ? 3 : 4; }
+
+/* The FMA kernel's default set. The size rule's s with the generator's own
+ * n is the cheapest set on most primes, but not on all: the generator takes
+ * the smallest lambda of each n and moves to the next n when it does not
+ * fit, and a set it does give can have a k too small for the split (k <=
+ * 49 with lambda <= 8, or k = 50 with lambda = 2). Seen on random primes
+ * (Xeon, 2026-11-28): 2048 bits n = 17 s = 3 unsplit, 2851 ticks, where n =
+ * 16 (lambda = 7, split) takes 1726; 4096 bits n = 25 s = 4 k = 46
+ * unsplit, 9103, where s = 3 n = 31 (split) takes 6101. So when a set of
+ * another s (3 or 4) or a smaller n is predicted at least 10% cheaper by
+ * the kernel's cost model, it is generated at its predicted n and the next
+ * (explicit n: the lambda walk) and the cheapest real set kept. On the
+ * primes where the first set is as good as predicted nothing more is
+ * generated. */
+static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int delta,
+                              mns_pmns_mp_kernel kernel)
+{
+    const size_t bits = mpz_sizeinbase(p, 2);
+    const int s0 = fma_size_s(bits);
+    mns_pmns_mp *best = NULL;
+    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0);
+    if (st != MNS_OK)
+        best = NULL;
+    for (int sc = 3; sc <= 4; sc++) {
+        const int n0 = mns_pmns_mp_predict_n(bits, sc, 50);
+        for (int nc = n0; nc <= n0 + 1 && nc <= 48; nc++) {
+            if (best && ((best->s == sc && best->n <= nc) ||
+                         10 * mns_pmns_mp_fma_cost_predict(sc, nc) >= 9 * mns_pmns_mp_fma_cost(best)))
+                continue;
+            mns_pmns_mp *alt = NULL;
+            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0) != MNS_OK)
+                continue;
+            if (!best || mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(best)) {
+                mns_pmns_mp_free(best);
+                best = alt;
+            } else {
+                mns_pmns_mp_free(alt);
+            }
+        }
+    }
+    if (!best)
+        return st != MNS_OK ? st : mns_error(MNS_ENOTSUP, "pmns-mp: no set for the FMA kernel");
+    mns_error_clear();
+    *out = best;
+    return MNS_OK;
+}
+
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                            int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min)
 {
@@ -792,15 +845,10 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
     const int fma_base = fma ? base : 0;
     if (fma)
         base = 0;
-    if (fma && s == 0) {
-        /* measured on Zen 3 (docs/pmns-mp.md, "FMA kernel"): s = 3 up to
-         * 3072 bits, s = 4 at 4096 (n = 23, split), s = 3 past it up to 6144
-         * (n = 47 split: 0.94x the time of s = 4 n = 34, which the split does
-         * not serve), s = 4 beyond (n <= 48); s = 5 and 6 slower: their
-         * products per step outrun the registers */
-        const size_t bits = mpz_sizeinbase(p, 2);
-        s = bits <= 3072 || (bits > 4096 && bits <= 6144) ? 3 : 4;
-    }
+    if (fma && s == 0 && n == 0 && base_in == 0 && tadds_min == 0)
+        return fma_default(out, p, word, delta, kernel);
+    if (fma && s == 0) /* an n or base= given: the size rule's s */
+        s = fma_size_s(mpz_sizeinbase(p, 2));
     /* n > 48 has no instance: refuse before generating (n s k is about bits
      * plus the room of rho, k <= 50: 47 bits per digit is a safe guess) */
     if (fma && (n ? n : (int)((mpz_sizeinbase(p, 2) + 47 * s - 1) / (47 * s))) > 48)

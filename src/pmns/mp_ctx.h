@@ -203,8 +203,13 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
 int mns_pmns_mp_fma_has(int s, int n);
 int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split);
 /* the FMA kernel's cost model of c's choice (unsplit or split), to compare
- * two sets */
+ * two sets (of any s and n); _predict: of a set of (s, n) whose split
+ * bound holds */
 long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c);
+long mns_pmns_mp_fma_cost_predict(int s, int n);
+/* the n the generator gives for s chunks of k bits at this size, predicted
+ * (mp_ifma_fused.c; within 1 on 1024-8192-bit primes) */
+int mns_pmns_mp_predict_n(size_t bits, int s, int k);
 void mns_pmns_mp_sqr_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_pmns_mp_scratch_ifma(const mns_pmns_mp_ctx *c);
 #define MP_FAST_NMAX 64

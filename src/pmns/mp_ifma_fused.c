@@ -236,7 +236,7 @@ static double cost_split(int s, int n, int leaves)
 /* the n the generator gives for s chunks of k bits, predicted: the smallest n
  * with bits/n + log2(n/e) + 3.2 <= s k - 7.5 (rho of the LLL basis, Section 3,
  * and phi > 2 w rho; fitted on 1024-8192-bit primes, within 1) */
-static int predict_n(size_t bits, int s, int k)
+int mns_pmns_mp_predict_n(size_t bits, int s, int k)
 {
     for (int n = 2; n < 4 * MP_FAST_NMAX; n++)
         if ((double)bits / n + log2(n / 2.718281828) + 3.2 <= (double)s * k - 7.5)
@@ -277,7 +277,7 @@ static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double
         mns_pmns_params *P = NULL;
         if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
             P = NULL;
-        const int want = predict_n(mpz_sizeinbase(p, 2), s[i], 50);
+        const int want = mns_pmns_mp_predict_n(mpz_sizeinbase(p, 2), s[i], 50);
         if ((!P || mns_pmns_params_n(P) > want) && want <= MP_FAST_NMAX) {
             /* missed the predicted n: that n with the next lambdas (the
              * automatic walk takes the smallest lambda of each n, and skips
@@ -329,7 +329,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     double u_cost[MP_FAST_SMAX + 1];
     *pre = NULL;
     for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
-        int n = predict_n(bits, s, 50);
+        int n = mns_pmns_mp_predict_n(bits, s, 50);
         if (n <= MP_FAST_NMAX) {
             /* the unsplit candidates, cheapest predicted first (ties: the
              * smaller s); the first is the unsplit choice */
@@ -355,7 +355,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
              * measured, left as it was */
             const int t = 2 * (int)fs_plans[pi].mg;
             const int k = 50 - (int)ceil(log2((double)t));
-            int ns = predict_n(bits, s, k);
+            int ns = mns_pmns_mp_predict_n(bits, s, k);
             if (fs_plan_index((ns + 7) / 8) != pi)
                 continue;
             double c = cost_split(s, ns, fs_plans[pi].leaves);
