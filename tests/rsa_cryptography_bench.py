@@ -3,8 +3,16 @@
 OpenSSL, which has AVX-512 IFMA RSA code), for comparison with mns-rsa-bench.
 
 Usage: python3 tests/rsa_cryptography_bench.py [--tsc-ghz 2.6] [--batches 11] [--reps 5]
-       [--quick]
+       [--quick] [--mns [--spec auto] [--keys K] [--bits B]]
 mns-rsa-bench runs it at its end with the TSC rate it measured.
+
+--mns also signs with the installed `mns` package (mns.RSA.from_key) on the
+same key, in the same process, batch by batch alternating with OpenSSL 4.0,
+on 1 and 2 threads; first it checks that both give the same signature.
+--keys K: K random keys per size (a PMNS channel's set, so its speed,
+depends on the prime), then the spread of the ratios; --bits: one size.
+On a virtual machine whose speed drifts from one minute to the next, the
+per-batch ratio of one process is the comparison to trust, not two runs.
 
 Figures are in millions of TSC ticks per signature (wall time times the TSC
 frequency, 2.6 GHz on this machine), median of per-batch minima, one
@@ -22,19 +30,44 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
 
 
-def measure(fn, batches, reps):
-    fn()
-    fn()
-    mins = []
+def interleaved(fns, batches, reps):
+    """Per-batch minima of each fn, the fns alternating batch by batch."""
+    for fn in fns:
+        fn()
+        fn()
+    mins = [[] for _ in fns]
     for _ in range(batches):
-        best = None
-        for _ in range(reps):
-            t0 = time.perf_counter_ns()
-            fn()
-            t = time.perf_counter_ns() - t0
-            best = t if best is None or t < best else best
-        mins.append(best)
-    return statistics.median(mins)
+        for i, fn in enumerate(fns):
+            best = None
+            for _ in range(reps):
+                t0 = time.perf_counter_ns()
+                fn()
+                t = time.perf_counter_ns() - t0
+                best = t if best is None or t < best else best
+            mins[i].append(best)
+    return mins
+
+
+def measure(fn, batches, reps):
+    return statistics.median(interleaved([fn], batches, reps)[0])
+
+
+def against_mns(key, bits, digest, a):
+    import mns
+
+    m = mns.RSA.from_key(key, spec=a.spec)
+    ossl = lambda: key.sign(digest, padding.PKCS1v15(), utils.Prehashed(hashes.SHA256()))
+    if m.sign_digest(digest, "sha256", threads=1) != ossl():
+        raise SystemExit(f"RSA-{bits}: mns and OpenSSL 4 signatures differ")
+    fns = [ossl] + [lambda t=t: m.sign_digest(digest, "sha256", threads=t) for t in (1, 2)]
+    mins = interleaved(fns, a.batches, a.reps)
+    med = [statistics.median(x) * a.tsc_ghz / 1e6 for x in mins]
+    ratio = [statistics.median([o / x for o, x in zip(mins[0], mins[i])]) for i in (1, 2)]
+    a.ratios.setdefault(bits, []).append(ratio[0])
+    threads = statistics.median([x1 / x2 for x1, x2 in zip(mins[1], mins[2])])
+    print(f"RSA-{bits} x2    OpenSSL 4 {med[0]:8.3f}   mns 1 thr {med[1]:8.3f}   2 thr {med[2]:8.3f}"
+          f"   OpenSSL 4 / mns: 1 thr {ratio[0]:5.2f}  2 thr {ratio[1]:5.2f}   mns 2 thr / 1 thr speed {threads:5.2f}"
+          f"   [{' '.join(m.describe().splitlines()[0].split()[4:])}]", flush=True)
 
 
 def main():
@@ -43,11 +76,27 @@ def main():
     ap.add_argument("--batches", type=int, default=11)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mns", action="store_true", help="interleave mns.RSA on the same key")
+    ap.add_argument("--spec", default="auto", help="mns channel spec with --mns")
+    ap.add_argument("--keys", type=int, default=1, help="random keys per size with --mns")
+    ap.add_argument("--bits", type=int, default=0, help="one key size only")
     a = ap.parse_args()
     print(f"cryptography {crypto_version}, {backend.openssl_version_text()}; "
           f"M TSC ticks per signature at {a.tsc_ghz} GHz")
     digest = bytes(range(32))
-    for bits in (2048, 3072) if a.quick else (2048, 3072, 4096):
+    a.ratios = {}
+    sizes = (a.bits,) if a.bits else (2048, 3072) if a.quick else (2048, 3072, 4096)
+    for bits in sizes:
+        if a.mns:
+            for _ in range(a.keys):
+                key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
+                against_mns(key, bits, digest, a)
+            r = sorted(a.ratios[bits])
+            if len(r) > 1:
+                print(f"RSA-{bits}: {len(r)} keys, OpenSSL 4 / mns (1 thr) min {r[0]:.2f} median "
+                      f"{statistics.median(r):.2f} max {r[-1]:.2f}; below 1.00: {sum(x < 1 for x in r)}",
+                      flush=True)
+            continue
         key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
         fn = lambda: key.sign(digest, padding.PKCS1v15(), utils.Prehashed(hashes.SHA256()))
         ns = measure(fn, a.batches, a.reps)
