@@ -833,6 +833,10 @@ static long fma_cost(int n, int H)
     return H ? 33L * 64 * H * H : 40L * n * n;
 }
 
+/* the rule of base= 0: split (halves of ceil(n/8) vectors) where the model
+ * prices it below the unsplit kernel */
+static int split_pays(int n) { return fma_cost(n, (n + 7) / 8) < fma_cost(n, 0); }
+
 /* The cost of a set against sets of another s or n (the choice of the
  * default set, mp_backend.c): s (2s + 1) products of polynomials per
  * product (s steps of s operand products, T and s T M_j), each priced as
@@ -850,8 +854,7 @@ long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c) { return fma_cost_sets(c->s,
 long mns_pmns_mp_fma_cost_predict(int s, int n)
 {
     const int H = (n + 7) / 8;
-    const int split = H >= 1 && H <= HMAX && fma_cost(n, H) < fma_cost(n, 0);
-    return fma_cost_sets(s, n, split ? H : 0);
+    return fma_cost_sets(s, n, H >= 1 && H <= HMAX && split_pays(n) ? H : 0);
 }
 
 /* the instance for (s, n), sq: the squaring */
@@ -920,7 +923,7 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
      * 0.88x at n = 16; 1.35x at n = 12, 2m = 16) against n^2: 33 (2m)^2 <
      * 40 n^2. base= >= n: never; 0 < base < n: wherever the bounds hold */
     const int H = (n + 7) / 8, b = c->fma_base;
-    const int want = b == 0 ? fma_cost(n, H) < fma_cost(n, 0) : b < n;
+    const int want = b == 0 ? split_pays(n) : b < n;
     const int split_ok = mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1);
     c->fma_split_miss = H >= 1 && H <= HMAX && want && !split_ok;
     if (H >= 1 && H <= HMAX && want && split_ok) {
