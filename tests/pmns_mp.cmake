@@ -49,3 +49,9 @@ target_include_directories(test_slow_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench
 # 1024- to 8192-bit primes (the sets the benchmarks time)
 target_sources(test_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench/primes_table.c)
 target_include_directories(test_pmns_mp PRIVATE ${PROJECT_SOURCE_DIR}/bench)
+
+# On a CPU with AVX-512F the FMA kernel runs its 8-lane instances
+# (src/pmns/mp_fma512.c); MNS_CPU=avx2 hides AVX-512, so this run checks the
+# 4-lane ones (and the choices of a CPU without AVX-512) on the same machine.
+add_test(NAME test_pmns_mp-avx2 COMMAND test_pmns_mp)
+set_tests_properties(test_pmns_mp-avx2 PROPERTIES ENVIRONMENT "MNS_CPU=avx2" LABELS fast TIMEOUT 1500)

@@ -54,6 +54,8 @@ unsigned mns_cpu_features(void)
     const char *env = getenv("MNS_CPU");
     if (env && strcmp(env, "generic") == 0)
         return 0;
+    if (env && strcmp(env, "avx2") == 0) /* a CPU without AVX-512 (as Zen 3) */
+        return mns_cpu_features_raw() & (MNS_CPU_BMI2 | MNS_CPU_ADX | MNS_CPU_AVX2 | MNS_CPU_FMA);
     return mns_cpu_features_raw();
 }
 

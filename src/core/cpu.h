@@ -3,7 +3,9 @@
  * The library is compiled for baseline x86-64; faster kernels are compiled
  * per function (target attributes) and chosen at context creation from what
  * the CPU reports. MNS_CPU=generic in the environment forces the portable
- * kernels everywhere, so tests can run both paths on one machine. */
+ * kernels everywhere, so tests can run both paths on one machine;
+ * MNS_CPU=avx2 hides AVX-512 (the kernels of a CPU such as Zen 3: the FMA
+ * kernel's 4-lane instances, no IFMA). */
 #ifndef MNS_CORE_CPU_H
 #define MNS_CORE_CPU_H
 
@@ -19,7 +21,8 @@ enum {
     MNS_CPU_FMA = 1 << 8    /* vfmadd (FMA3) */
 };
 
-/* Features the kernels may use: what the CPU has, or 0 under MNS_CPU=generic. */
+/* Features the kernels may use: what the CPU has, 0 under MNS_CPU=generic,
+ * without AVX-512 under MNS_CPU=avx2. */
 unsigned mns_cpu_features(void);
 /* What the CPU has, regardless of MNS_CPU. */
 unsigned mns_cpu_features_raw(void);

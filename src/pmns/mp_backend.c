@@ -728,12 +728,13 @@ out:
 /* tadds_min: the smallest (B3) t to ask the generator for (0: the kernel's
  * own); see the FMA kernel's second try below */
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
-                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min);
+                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
+                           int lanes);
 
 mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                                int delta, int base, mns_pmns_mp_kernel kernel)
 {
-    return new_impl(out, p, word, s, n, delta, base, kernel, 0);
+    return new_impl(out, p, word, s, n, delta, base, kernel, 0, 0);
 }
 
 /* The FMA kernel's split bound, lambda 2^(2 lg_d + 1) <= 2^102, fails on a
@@ -743,11 +744,11 @@ mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word w
  * 8, at the cost of n + 0..2. The second set is kept if the cost model of
  * mp_fma.c prices it lower. */
 static mns_pmns_mp *fma_retry(mns_pmns_mp *c, const mpz_t p, mns_pmns_word word, int n, int delta,
-                              int base, mns_pmns_mp_kernel kernel)
+                              int base, mns_pmns_mp_kernel kernel, int lanes)
 {
     mns_pmns_mp *alt = NULL;
     if (!c->fma_split_miss || c->fma_base != 0 ||
-        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2) != MNS_OK)
+        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2, lanes) != MNS_OK)
         return c;
     if (mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(c)) {
         mns_pmns_mp_free(c);
@@ -778,22 +779,22 @@ static int fma_size_s(size_t bits) { return bits <= 3072 || (bits > 4096 && bits
  * primes where the first set is as good as predicted nothing more is
  * generated. */
 static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int delta,
-                              mns_pmns_mp_kernel kernel)
+                              mns_pmns_mp_kernel kernel, int lanes)
 {
     const size_t bits = mpz_sizeinbase(p, 2);
     const int s0 = fma_size_s(bits);
     mns_pmns_mp *best = NULL;
-    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0);
+    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0, lanes);
     if (st != MNS_OK)
         best = NULL;
     for (int sc = 3; sc <= 4; sc++) {
         const int n0 = mns_pmns_mp_predict_n(bits, sc, 50);
         for (int nc = n0; nc <= n0 + 1 && nc <= 48; nc++) {
             if (best && ((best->s == sc && best->n <= nc) ||
-                         10 * mns_pmns_mp_fma_cost_predict(sc, nc) >= 9 * mns_pmns_mp_fma_cost(best)))
+                         10 * mns_pmns_mp_fma_cost_predict(sc, nc, lanes) >= 9 * mns_pmns_mp_fma_cost(best)))
                 continue;
             mns_pmns_mp *alt = NULL;
-            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0) != MNS_OK)
+            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0, lanes) != MNS_OK)
                 continue;
             if (!best || mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(best)) {
                 mns_pmns_mp_free(best);
@@ -811,7 +812,8 @@ static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word wo
 }
 
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
-                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min)
+                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
+                           int lanes)
 {
     const int base_in = base;
     if (!out || !p)
@@ -846,7 +848,7 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
     if (fma)
         base = 0;
     if (fma && s == 0 && n == 0 && base_in == 0 && tadds_min == 0)
-        return fma_default(out, p, word, delta, kernel);
+        return fma_default(out, p, word, delta, kernel, lanes);
     if (fma && s == 0) /* an n or base= given: the size rule's s */
         s = fma_size_s(mpz_sizeinbase(p, 2));
     /* n > 48 has no instance: refuse before generating (n s k is about bits
@@ -957,6 +959,7 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
         c->delta_gen = dgen;
         c->base_user = base_user;
         c->fma_base = fma_base;
+        c->fma_vl = lanes;
         mpz_set(c->p, p);
         mpz_set(c->gamma, mns_pmns_params_gamma(P));
         mpz_set_ui(c->phi_inv, 0);
@@ -975,15 +978,18 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
             snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
             if (c->fast || c->mfd) /* the fused IFMA (FMA) kernel has its own plan */
                 mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
-            if (c->fma_h) /* the FMA kernel's one 2-way split, halves of 4H lanes */
-                snprintf(plan, sizeof plan, "fused:2/b%d", 4 * c->fma_h);
+            if (c->fma_h) /* the FMA kernel's one 2-way split, halves of vl H lanes */
+                snprintf(plan, sizeof plan, "fused:2/b%d", c->fma_vl * c->fma_h);
+            char lanes_s[16] = ""; /* the FMA kernel's vector width */
+            if (c->mfd)
+                snprintf(lanes_s, sizeof lanes_s, " lanes=%d", c->fma_vl);
             snprintf(buf, sizeof buf,
-                     "kernel=%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
+                     "kernel=%s%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
                      "rho_bits=%u toeplitz=%s bits=%zu",
-                     c->kernel, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
+                     c->kernel, lanes_s, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
                      mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2));
             c->kernel_describe = strdup(buf);
-            *out = fma && tadds_min == 0 ? fma_retry(c, p, word, n, delta, base_in, kernel) : c;
+            *out = fma && tadds_min == 0 ? fma_retry(c, p, word, n, delta, base_in, kernel, lanes) : c;
             return MNS_OK;
         }
         int nn = c->n, ss = c->s;
@@ -1084,7 +1090,8 @@ static const mns_field_ops mp_ops = {
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                                 const char *name, int ifma)
 {
-    static const char *const allowed_mp[] = {"s", "n", "delta", "base", "word", "kernel", NULL};
+    static const char *const allowed_mp[] = {"s",    "n",      "delta", "base",
+                                              "word", "kernel", "lanes", NULL};
     static const char *const allowed_ifma[] = {"s", "n", "delta", "base", NULL};
     mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
     if (st != MNS_OK)
@@ -1093,12 +1100,15 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
      * right without looking at mns_field_delta. It costs no n or s with the
      * u52 Z of make_z (pmns-mp-ifma: same (n, s, kernel) as delta = 0 at
      * 1024-8192 bits; docs/pmns-mp.md "delta default") */
-    long s = 0, n = 0, delta = 1, base = 0;
+    long s = 0, n = 0, delta = 1, base = 0, lanes = 0;
     if ((st = mns_opts_get_long(opts, name, "s", 2, MNS_PMNS_S_MAX, &s)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "n", 2, MNS_PMNS_N_MAX, &n)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "delta", 0, 255, &delta)) != MNS_OK ||
-        (st = mns_opts_get_long(opts, name, "base", 1, MNS_PMNS_N_MAX, &base)) != MNS_OK)
+        (st = mns_opts_get_long(opts, name, "base", 1, MNS_PMNS_N_MAX, &base)) != MNS_OK ||
+        (st = mns_opts_get_long(opts, name, "lanes", 4, 8, &lanes)) != MNS_OK)
         return st;
+    if (lanes != 0 && lanes != 4 && lanes != 8)
+        return mns_error(MNS_EINVAL, "%s: lanes is 4 or 8, not %ld", name, lanes);
     mns_pmns_word word = ifma ? MNS_PMNS_WORD_U52 : MNS_PMNS_WORD_S64;
     const char *w = mns_opts_get(opts, "word");
     if (w) {
@@ -1132,11 +1142,16 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
                   mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX && mns_cpu_has_fma();
     mns_pmns_mp_ctx *c = NULL;
     st = MNS_ENOTSUP;
+    if (lanes && kern != MNS_PMNS_MP_KERNEL_FMA && !try_fma)
+        return mns_error(MNS_EINVAL, "%s: lanes= is an option of kernel=fma", name);
+    if (lanes == 8 && !(mns_cpu_features() & MNS_CPU_AVX512F))
+        return mns_error(MNS_ENOTSUP, "%s: lanes=8 needs AVX-512F (absent%s)", name,
+                         mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
     if (try_fma)
-        st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
-                                 MNS_PMNS_MP_KERNEL_FMA);
-    if (st != MNS_OK)
-        st = mns_pmns_mp_new_var(&c, p, word, (int)s, (int)n, (int)delta, (int)base, kern);
+        st = new_impl(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
+                      MNS_PMNS_MP_KERNEL_FMA, 0, (int)lanes);
+    if (st != MNS_OK && !(try_fma && lanes))
+        st = new_impl(&c, p, word, (int)s, (int)n, (int)delta, (int)base, kern, 0, (int)lanes);
     if (st != MNS_OK)
         return st;
     out->ctx = c;

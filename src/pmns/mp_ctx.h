@@ -141,10 +141,13 @@ struct mns_pmns_mp_ctx {
      * mfl = 8 ceil(n/8) lanes, M'_0's at mpl); NULL for the other kernels */
     double *mfd, *mpfd;
     int mfl;
-    /* its Toeplitz split (fma_h = H > 0: halves of m = 4H lanes): the three
-     * m x m column matrices of each M_j's half sequences, mfs[w][c][j][r] */
+    int mpfl; /* mpfd's columns' stride: mpl, or the split's 2m if more */
+    /* its Toeplitz split (fma_h = H > 0: halves of m = fma_vl H lanes): the
+     * three m x m column matrices of each M_j's half sequences, mfs[w][c][j][r] */
     double *mfs;
     int fma_h;
+    int fma_vl;   /* lanes a vector, 4 (AVX2) or 8 (AVX-512F); before prepare:
+                   * the width asked for (lanes=), 0 for the CPU's widest */
     int fma_base; /* base= of kernel=fma: 0 automatic, >= n unsplit, else split */
     mp_mul_fn fm_mul, fm_sqr; /* the FMA instance for (n, s, split) */
     int fma_miss;       /* build: the FMA kernel has no instance for (n, s) */
@@ -200,13 +203,17 @@ void mns_pmns_mp_mul_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *
                          const uint64_t *b);
 void mns_pmns_mp_sqr_fma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a);
 int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
+/* the FMA kernel's 8-lane instances (mp_fma512.c, AVX-512F): the product
+ * (sq: the squaring) for (s, n), unsplit (h = 0) or split into halves of h
+ * vectors; NULL where there is none (or the build has no AVX-512F code) */
+mp_mul_fn mns_pmns_mp_fma8_instance(int s, int n, int h, int sq);
 int mns_pmns_mp_fma_has(int s, int n);
 int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split);
 /* the FMA kernel's cost model of c's choice (unsplit or split), to compare
  * two sets (of any s and n); _predict: of a set of (s, n) whose split
- * bound holds */
+ * bound holds, in vectors of lanes (4, 8; 0: the CPU's widest) */
 long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c);
-long mns_pmns_mp_fma_cost_predict(int s, int n);
+long mns_pmns_mp_fma_cost_predict(int s, int n, int lanes);
 /* the n the generator gives for s chunks of k bits at this size, predicted
  * (mp_ifma_fused.c; within 1 on 1024-8192-bit primes) */
 int mns_pmns_mp_predict_n(size_t bits, int s, int k);
