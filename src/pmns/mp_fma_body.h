@@ -348,8 +348,11 @@ static inline AI FMA_TARGET void fm_out(const mns_pmns_mp_ctx *c, uint64_t *r, c
                 const size_t d = (size_t)(S + j) * L + VL * v;
                 const vi x = vi_add(vi_load(rlo + d), carry[v]);
                 /* the spill must end inside r: not so for small n with 8
-                 * lanes (n = 3, s = 4: row 2's spill passes r's 12 words) */
-                if (v == NVO - 1 && VL * NVO - n > (S - 1 - j) * n)
+                 * lanes (n = 3, s = 4: row 2's spill passes r's 12 words).
+                 * With 4 lanes it never passes (at most 4 - n lanes past a
+                 * row when n < 4, and n >= 2), and the test is compiled out:
+                 * its branches made the split instances 35% larger */
+                if (VL > 4 && v == NVO - 1 && VL * NVO - n > (S - 1 - j) * n)
                     store_lanes(o, vi_and(x, km), n - VL * v);
                 else
                     vi_storeu((int64_t *)o, vi_and(x, km));
