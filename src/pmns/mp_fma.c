@@ -4,7 +4,11 @@
  * the schedule of its unsplit fused kernel (mp_ifma_fused.h: lanes are
  * coefficients, A's digits broadcast against windows of B's Toeplitz
  * sequence, T M_j from aligned column matrices, EARLY operand products), with
- * each 52 x 52-bit product made of two double-precision FMAs, 4 lanes.
+ * each 52 x 52-bit product made of two double-precision FMAs. This file: the
+ * product's arithmetic and bounds, the 4-lane (AVX2) instances, the choice
+ * of width, split and cost; the kernel's text is mp_fma_body.h, and
+ * mp_fma512.c has its 8-lane (AVX-512F) instances, the default where the
+ * CPU has AVX-512F.
  *
  * Why: on a CPU without IFMA the scalar 64 x 64 -> 128-bit multiplier is the
  * bound of the portable kernel (tests/mul_rate.c: 1.8 cycles a product on
