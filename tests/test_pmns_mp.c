@@ -599,6 +599,39 @@ static const char p2048_n17[] =
     "fa88db66f6f5345888e0fb1b772bf931ec980d55bba2c62e59a851626b3f97f4"
     "ec115f8197f62cb9ed7f463ec2c151d8bae37888fdafa92bec100c57eabb342b";
 
+/* lanes= (the FMA kernel's width): 8 where the CPU has AVX-512F (and not
+ * under MNS_CPU=avx2 or generic), refused elsewhere, 4 wherever the kernel
+ * runs; any other width, or lanes= without the FMA kernel, refused */
+static void check_fma_lanes(void)
+{
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, 1024, MT_MOD_PRIME);
+    const int has8 = (mns_cpu_features() & MNS_CPU_AVX512F) && mns_cpu_has_fma();
+    mns_field *f = NULL;
+    mns_status st = mns_field_new(&f, p, "pmns-mp:kernel=fma,lanes=8");
+    MT_CHECK(has8 ? st == MNS_OK && strstr(mns_field_describe(f), " lanes=8 ")
+                  : st == MNS_ENOTSUP,
+             "lanes=8 (AVX-512F %d): %s", has8, st == MNS_OK ? mns_field_describe(f) : mns_last_error());
+    mns_field_free(f);
+    f = NULL;
+    st = mns_field_new(&f, p, "pmns-mp:kernel=fma,lanes=4");
+    MT_CHECK(mns_cpu_has_fma() ? st == MNS_OK && strstr(mns_field_describe(f), " lanes=4 ")
+                               : st == MNS_ENOTSUP,
+             "lanes=4: %s", st == MNS_OK ? mns_field_describe(f) : mns_last_error());
+    mns_field_free(f);
+    f = NULL;
+    MT_CHECK(mns_field_new(&f, p, "pmns-mp:kernel=fma,lanes=6") == MNS_EINVAL, "lanes=6 accepted");
+    mns_field_free(f);
+    f = NULL;
+    MT_CHECK(mns_field_new(&f, p, "pmns-mp:kernel=generic,lanes=4") == MNS_EINVAL,
+             "lanes= accepted with kernel=generic");
+    mns_field_free(f);
+    printf("  lanes=: 8 %s, 4 %s, others refused (ok)\n", has8 ? "runs" : "refused",
+           mns_cpu_has_fma() ? "runs" : "refused");
+    mpz_clear(p);
+}
+
 static void check_fma_default_choice(void)
 {
     if (!mns_cpu_has_fma())
@@ -854,6 +887,7 @@ int main(void)
         }
     check_fma_retry();
     check_fma_default_choice();
+    check_fma_lanes();
     ifma_p1mod8(4);
     mpz_clear(p);
     return mt_finish();

@@ -289,7 +289,7 @@ long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c)
 
 long mns_pmns_mp_fma_cost_predict(int s, int n, int lanes)
 {
-    const int vl = fma_lanes(lanes) ? fma_lanes(lanes) : 4, m = split_m(n, vl);
+    const int w = fma_lanes(lanes), vl = w ? w : 4, m = split_m(n, vl);
     return fma_cost_sets(s, n, m <= 24 && split_pays(n, vl) ? m : 0, vl);
 }
 
