@@ -54,7 +54,8 @@
  *     (B2) S64: rho >= N;  U52: rho >= 2N               (rho vs ||M||_1)
  *     (B3) s > 1: t * lambda_eff * 2^k < sigma          (CIOS eq. (7)),
  *          t = toeplitz_adds (n unless asked otherwise), lambda_eff = |lambda|
- *          for X^n - lambda, 2 for X^n - X - 1
+ *          for X^n - lambda, 2 for X^n - X - 1; 1 for a lambda-carried set
+ *          (MNS_PMNS_GEN_LAMBDA_CARRIED: U52, s > 1, X^n - lambda)
  *     (B4) 1 <= gamma <= p-1, E(gamma) = 0, M(gamma) = 0 (mod p)
  *     (B5) M * M' = -1 mod (E, phi); E irreducible over Z; p prime (BPSW)
  *     (B6) 2 <= rho <= p-1 (Definition 1), so every a mod p has a tight
@@ -140,6 +141,16 @@ typedef struct mns_pmns_gen_opts {
  * N: about one 1024-bit prime in seven has no n = 8, s = 3 u52 set with its
  * smallest lambda. */
 #define MNS_PMNS_GEN_LAMBDA_WALK 4u
+/* U52, s > 1, X^n - lambda: a lambda-carried set, for kernels that multiply
+ * a whole coefficient by lambda and carry the product into digits (the
+ * wrapped Toeplitz entries are then digits of lambda a below 2^k, not lambda
+ * times a digit). (B3) then holds with lambda_eff = 1, so lambda no longer
+ * limits k: the set can have a larger phi, a smaller n, or a lambda that
+ * (B3) would refuse (p = 1 mod 8 at n = 8). Kernels that multiply each
+ * digit by lambda must not take such a set
+ * (mns_pmns_params_lambda_carried). The text format then has the line
+ * "lambda_carried 1" after toeplitz_adds. */
+#define MNS_PMNS_GEN_LAMBDA_CARRIED 8u
 
 MNS_API void mns_pmns_gen_opts_init(mns_pmns_gen_opts *o);
 
@@ -187,6 +198,7 @@ MNS_API void mns_pmns_params_free(mns_pmns_params *P);
  *   gamma <gamma>
  *   phi_log2 <s*k>
  *   toeplitz_adds <t>
+ *   lambda_carried 1            (only in a lambda-carried set)
  *   rho <rho>
  *   w <w>
  *   norm1 <N>
@@ -223,6 +235,8 @@ MNS_API unsigned        mns_pmns_params_phi_log2(const mns_pmns_params *P);   /*
 MNS_API unsigned        mns_pmns_params_chunk_bits(const mns_pmns_params *P); /* k = phi_log2 / s */
 MNS_API unsigned        mns_pmns_params_sigma_log2(const mns_pmns_params *P); /* 64 or 52 */
 MNS_API int             mns_pmns_params_toeplitz_adds(const mns_pmns_params *P);
+/* 1 for a set generated with MNS_PMNS_GEN_LAMBDA_CARRIED, else 0 */
+MNS_API int             mns_pmns_params_lambda_carried(const mns_pmns_params *P);
 MNS_API uint64_t        mns_pmns_params_w(const mns_pmns_params *P);
 MNS_API mpz_srcptr      mns_pmns_params_norm1(const mns_pmns_params *P);      /* N */
 /* Coefficient i of M (signed) and of M' (in [0, phi)), 0 <= i < n. */

@@ -6,6 +6,7 @@
  * identically. 8192 bits and the large single-precision sets live in
  * test_slow_gen.c; the reader's fuzz target in test_gen_fuzz.c. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,6 +603,24 @@ static void test_params_dir(void)
     printf("  params/: %d sets loaded and verified, %d regenerated\n", cnt, regenerated);
 }
 
+/* The prime of the two tests below and their options: u52, s = 3, n = 8,
+ * delta = 1, t = 1 (the unsplit IFMA kernel's request). */
+static void walk_prime(mpz_t p, mns_pmns_gen_opts *o)
+{
+    mpz_init_set_str(p,
+                     "faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
+                     "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"
+                     "1bbe08b96257b7e8e983fe62c1da465829c3bb1d9b6378b242f329153199d1eab4496d8af16"
+                     "e4c740761ae33519a6135aa03a706ae5",
+                     16);
+    mns_pmns_gen_opts_init(o);
+    o->word = MNS_PMNS_WORD_U52;
+    o->s = 3;
+    o->n = 8;
+    o->delta = 1;
+    o->toeplitz_adds = 1;
+}
+
 /* MNS_PMNS_GEN_LAMBDA_WALK: a 1024-bit prime (found by search, about 1 in
  * 200) whose smallest lambda for X^8 - lambda gives no u52 set with s = 3,
  * delta = 1, while a later one (14) does. Without the walk: refused; with
@@ -609,19 +628,8 @@ static void test_params_dir(void)
 static void test_lambda_walk(void)
 {
     mpz_t p;
-    mpz_init_set_str(p,
-                     "faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
-                     "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"
-                     "1bbe08b96257b7e8e983fe62c1da465829c3bb1d9b6378b242f329153199d1eab4496d8af16"
-                     "e4c740761ae33519a6135aa03a706ae5",
-                     16);
     mns_pmns_gen_opts o;
-    mns_pmns_gen_opts_init(&o);
-    o.word = MNS_PMNS_WORD_U52;
-    o.s = 3;
-    o.n = 8;
-    o.delta = 1;
-    o.toeplitz_adds = 1;
+    walk_prime(p, &o);
     o.lambda_max = 64;
     mns_pmns_params *P = NULL;
     MT_CHECK(mns_pmns_generate_var(&P, p, &o) == MNS_ENOTSUP, "no walk: a set (lambda %ld)",
@@ -657,6 +665,66 @@ static void test_lambda_walk(void)
     mpz_clear(p);
 }
 
+/* MNS_PMNS_GEN_LAMBDA_CARRIED on the prime above: (B3) with lambda_eff = 1
+ * gives a set at n = 8, s = 3 with the smallest lambda (no walk), whose
+ * lambda 2^k passes 2^52 (the plain (B3) refuses it); it verifies, says so
+ * in its text (line and regenerate flag), reads back to the same text, and
+ * without the line the reader refuses it ((B3) fails). The flag is refused
+ * for s64 words. */
+static void test_lambda_carried(void)
+{
+    mpz_t p;
+    mns_pmns_gen_opts o;
+    walk_prime(p, &o);
+    o.flags = MNS_PMNS_GEN_LAMBDA_CARRIED;
+    mns_pmns_params *P = NULL;
+    mns_status st = mns_pmns_generate_var(&P, p, &o);
+    MT_CHECK(st == MNS_OK, "carried: %s", mns_last_error());
+    if (st == MNS_OK) {
+        const long lam = mns_pmns_params_lambda(P);
+        const unsigned k = mns_pmns_params_chunk_bits(P);
+        MT_CHECK(mns_pmns_params_n(P) == 8 && mns_pmns_params_lambda_carried(P) == 1,
+                 "carried: n=%d carried=%d", mns_pmns_params_n(P),
+                 mns_pmns_params_lambda_carried(P));
+        MT_CHECK(lam < 14 && (double)lam * ldexp(1.0, (int)k) >= ldexp(1.0, 52),
+                 "carried: lambda=%ld k=%u: not past the plain (B3)", lam, k);
+        MT_CHECK(mns_pmns_verify_var(P) == MNS_OK, "carried: verify: %s", mns_last_error());
+        char *t = mns_pmns_params_to_string_var(P, NULL);
+        MT_CHECK(t && strstr(t, "\nlambda_carried 1\n") && strstr(t, "--lambda-carried"),
+                 "carried text: %.300s", t ? t : "(null)");
+        mns_pmns_params *R = NULL;
+        if (t) {
+            st = mns_pmns_params_from_string_var(&R, t, strlen(t));
+            MT_CHECK(st == MNS_OK, "carried: read back: %s", mns_last_error());
+            char *t2 = R ? mns_pmns_params_to_string_var(R, NULL) : NULL;
+            /* the same set (the regenerate lines differ: options vs. the set) */
+            const char *b1 = strstr(t, "\nmns-pmns 1\n"), *b2 = t2 ? strstr(t2, "\nmns-pmns 1\n") : NULL;
+            MT_CHECK(b1 && b2 && strcmp(b1, b2) == 0, "carried: read back differs");
+            MT_CHECK(t2 && strstr(t2, "--lambda-carried"), "carried: read back regenerate line");
+            MT_CHECK(R && mns_pmns_params_lambda_carried(R) == 1, "carried: read back flag");
+            free(t2);
+            mns_pmns_params_free(R);
+            /* without the line: the plain (B3), which this set fails */
+            char *l = strstr(t, "lambda_carried 1\n");
+            if (l) {
+                memmove(l, l + 17, strlen(l + 17) + 1);
+                R = NULL;
+                st = mns_pmns_params_from_string_var(&R, t, strlen(t));
+                MT_CHECK(st == MNS_EPARSE && strstr(mns_last_error(), "eq. (7)"),
+                         "carried line removed: %d %s", (int)st, mns_last_error());
+                mns_pmns_params_free(R);
+            }
+        }
+        free(t);
+        mns_pmns_params_free(P);
+    }
+    o.word = MNS_PMNS_WORD_S64;
+    P = NULL;
+    MT_CHECK(mns_pmns_generate_var(&P, p, &o) == MNS_EINVAL, "carried s64: not refused");
+    mns_pmns_params_free(P);
+    mpz_clear(p);
+}
+
 int main(void)
 {
     mt_init("test_gen");
@@ -668,7 +736,8 @@ int main(void)
                  {"irreducibility", test_irreducible}, {"E auto", test_eshape_auto},
                  {"bad inputs", test_bad_inputs}, {"progress", test_progress},
                  {"generate", test_generate},   {"params/", test_params_dir},
-                 {"lambda walk", test_lambda_walk}};
+                 {"lambda walk", test_lambda_walk},
+                 {"lambda carried", test_lambda_carried}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         double t = mns_gen_now();
         parts[i].fn();

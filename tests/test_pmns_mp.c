@@ -2,6 +2,7 @@
  * every s the generator offers at 512-2048 bits, fixed s at 3072-8192, delta
  * limits, both parameter shapes on the portable kernel, and the IFMA kernel
  * compared word for word with the portable one on the same set. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,11 +335,13 @@ static void check_chain(const mpz_t p, int s, int n, int delta, int want_dgen, i
     mns_pmns_mp_free(c);
 }
 
-/* p = 1 mod 8 at 1024 bits: no small positive lambda is an 8th power, so
- * the IFMA sets' n = 8 s = 3 (lambda > 0 only) does not exist for about
- * one prime in four and s = 3 lands on n = 9, one coefficient past a vector
- * (twice the cost of n = 8). The automatic choice must then take another s
- * (mns_pmns_mp_ifma_choose on real sets: n = 12 or 13 with s = 2 measured). */
+/* p = 1 mod 8 at 1024 bits: no small positive lambda is an 8th power, and
+ * for about one prime in seven the smallest one breaks (B3) (lambda 2^k <
+ * 2^52) at every k that leaves room for n = 8, s = 3; those sets then landed
+ * on n = 9 (twice the cost) or another s (1.3-1.5x). The unsplit kernels carry
+ * lambda a into digits (lambda-carried sets, MNS_PMNS_GEN_LAMBDA_CARRIED), so
+ * every 1024-bit prime now gets n = 8, s = 3: the automatic choice must take
+ * it, and the products must be right. */
 static void ifma_p1mod8(int primes)
 {
     mpz_t q;
@@ -355,11 +358,55 @@ static void ifma_p1mod8(int primes)
         /* pmns-mp-ifma runs the IFMA kernel, never pmns-mp's FMA default */
         MT_CHECK(strstr(d, "kernel=ifma ") != NULL, "pmns-mp-ifma: %s", d);
         if (ns && ss)
-            MT_CHECK(!(atoi(ns + 3) == 9 && atoi(ss + 3) == 3),
-                     "p = 1 mod 8: the automatic choice took n=9 s=3: %s", d);
+            MT_CHECK(atoi(ns + 3) == 8 && atoi(ss + 3) == 3,
+                     "p = 1 mod 8: the automatic choice did not take n=8 s=3: %s", d);
         printf("  p = 1 mod 8: %s\n", d);
         mns_field_free(f);
         check("pmns-mp-ifma", q, 10, 1000, 2);
+    }
+    mpz_clear(q);
+}
+
+/* A 1024-bit prime whose smallest lambda for X^8 - lambda (11) has no set
+ * under the plain (B3) (test_gen's test_lambda_walk): its lambda-carried set
+ * has lambda 2^k >= 2^52, so the wrapped entries of the unsplit kernels are
+ * digits of lambda a that lambda times a digit would overflow. Checked against
+ * GMP with random operands, chains and exponentiations (fr_body, W = 1), and
+ * with coefficients at the delta limit, x2 included (W = 2); carry=0 keeps
+ * to the sets of (B3). */
+static void ifma_lambda_carried(void)
+{
+    mpz_t q;
+    mpz_init_set_str(q,
+                     "faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
+                     "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"
+                     "1bbe08b96257b7e8e983fe62c1da465829c3bb1d9b6378b242f329153199d1eab4496d8af16"
+                     "e4c740761ae33519a6135aa03a706ae5",
+                     16);
+    static const char *const specs[] = {"pmns-mp-ifma", "pmns-mp-ifma:delta=0",
+                                        "pmns-mp-ifma:delta=2", "pmns-mp-ifma:n=8,s=3,delta=0"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        mns_field *f = NULL;
+        if (mns_field_new(&f, q, specs[i]) != MNS_OK) {
+            printf("  lambda-carried %s: n/a (%s)\n", specs[i], mns_last_error());
+            break; /* no IFMA (MNS_CPU=generic) */
+        }
+        const char *d = mns_field_describe(f), *ls = strstr(d, " lambda="), *ks = strstr(d, " k=");
+        const int big = ls && ks && log2(atof(ls + 8)) + atoi(ks + 3) >= 52;
+        MT_CHECK(strstr(d, " n=8 s=3 ") && big, "%s: not n=8 s=3 past (B3): %s", specs[i], d);
+        printf("  lambda-carried: %s\n", d);
+        mns_field_free(f);
+        check_r(specs[i], q, 30, 3000, 4, 0);
+    }
+    for (int dl = 0; dl <= 2; dl++)
+        check_delta_limit(q, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_IFMA, 3, dl, 0);
+    mns_field *f = NULL;
+    if (mns_field_new(&f, q, "pmns-mp-ifma:carry=0") == MNS_OK) {
+        const char *d = mns_field_describe(f), *ls = strstr(d, " lambda="), *ks = strstr(d, " k=");
+        MT_CHECK(ls && ks && log2(atof(ls + 8)) + atoi(ks + 3) < 52, "carry=0: past (B3): %s", d);
+        printf("  carry=0: %s\n", d);
+        mns_field_free(f);
+        check("pmns-mp-ifma:carry=0", q, 10, 1000, 2);
     }
     mpz_clear(q);
 }
@@ -889,6 +936,7 @@ int main(void)
     check_fma_default_choice();
     check_fma_lanes();
     ifma_p1mod8(4);
+    ifma_lambda_carried();
     mpz_clear(p);
     return mt_finish();
 }

@@ -79,6 +79,7 @@ unsigned mns_pmns_params_phi_log2(const mns_pmns_params *P);
 unsigned mns_pmns_params_chunk_bits(const mns_pmns_params *P);
 unsigned mns_pmns_params_sigma_log2(const mns_pmns_params *P);
 int mns_pmns_params_toeplitz_adds(const mns_pmns_params *P);
+int mns_pmns_params_lambda_carried(const mns_pmns_params *P);
 uint64_t mns_pmns_params_w(const mns_pmns_params *P);
 const char *mns_pmns_params_describe(const mns_pmns_params *P);
 double mns_pmns_params_gen_seconds(const mns_pmns_params *P);

@@ -24,6 +24,7 @@ _ESHAPES = {"binomial": 0, "trinomial": 1, "auto": 2}
 _FLAG_SMOOTH_N = 1
 _FLAG_NO_IMPROVE = 2
 _FLAG_LAMBDA_WALK = 4
+_FLAG_LAMBDA_CARRIED = 8
 _INT_MAX = 2**31 - 1
 _HANDLE = ffi.typeof("mns_pmns_params *")
 
@@ -85,6 +86,7 @@ class Params:
     chunk_bits = property(lambda self: lib.mns_pmns_params_chunk_bits(self._P))
     sigma_log2 = property(lambda self: lib.mns_pmns_params_sigma_log2(self._P))
     toeplitz_adds = property(lambda self: lib.mns_pmns_params_toeplitz_adds(self._P))
+    lambda_carried = property(lambda self: bool(lib.mns_pmns_params_lambda_carried(self._P)))
     w = property(lambda self: lib.mns_pmns_params_w(self._P))
     gen_seconds = property(lambda self: lib.mns_pmns_params_gen_seconds(self._P))
 
@@ -170,14 +172,16 @@ class Params:
 
 def generate(p, word="s64", s=1, delta=0, n=0, *, s_max=0, n_max=0, eshape="binomial",
              lambda_max=0, toeplitz_adds=0, gamma_tries=0, smooth_n=False, improve=True,
-             lambda_walk=False, progress=None):
+             lambda_walk=False, lambda_carried=False, progress=None):
     """A verified PMNS parameter set for the prime p (mns_pmns_generate_var).
 
     word: "s64" (signed 64-bit words) or "u52" (AVX-512 IFMA words); s: words
     per coefficient, 0 = automatic; n: 0 = the smallest that works. The other
     options are those of mns_pmns_gen_opts (0 = the library's default);
     lambda_walk (with an explicit n): when the smallest lambda's set does not
-    fit, try the next lambdas up to lambda_max (MNS_PMNS_GEN_LAMBDA_WALK)."""
+    fit, try the next lambdas up to lambda_max (MNS_PMNS_GEN_LAMBDA_WALK);
+    lambda_carried (u52, s != 1): (B3) with lambda_eff = 1, for kernels that
+    carry lambda a into digits (MNS_PMNS_GEN_LAMBDA_CARRIED)."""
     p = _as_int(p, "p")
     if p < 3:
         raise ValueError("p must be a prime >= 3")
@@ -195,7 +199,8 @@ def generate(p, word="s64", s=1, delta=0, n=0, *, s_max=0, n_max=0, eshape="bino
         _int_opt(gamma_tries, "gamma_tries", 0, _INT_MAX)])
     lmax = _int_opt(lambda_max, "lambda_max", 0, 2**62)
     flags = ((_FLAG_SMOOTH_N if smooth_n else 0) | (0 if improve else _FLAG_NO_IMPROVE)
-             | (_FLAG_LAMBDA_WALK if lambda_walk else 0))
+             | (_FLAG_LAMBDA_WALK if lambda_walk else 0)
+             | (_FLAG_LAMBDA_CARRIED if lambda_carried else 0))
     state = {"fn": progress, "error": None}
     handle = ffi.new_handle(state) if progress is not None else ffi.NULL
     out = ffi.new("mns_pmns_params **")

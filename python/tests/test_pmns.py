@@ -82,6 +82,24 @@ def test_lambda_walk():
     check_set(P, WALK_P)
     assert (P.n, P.s, P.lam) == (8, 3, 14)
     assert "--lambda-walk" in P.dumps()
+    assert not P.lambda_carried
+
+
+def test_lambda_carried():
+    # (B3) with lambda_eff = 1: the smallest lambda at n = 8, past 2^52 with k
+    kw = dict(word="u52", s=3, n=8, delta=1, toeplitz_adds=1)
+    P = mns.pmns.generate(WALK_P, lambda_carried=True, **kw)
+    check_set(P, WALK_P)
+    assert P.lambda_carried and (P.n, P.s) == (8, 3) and P.lam < 14
+    assert P.lam * 2**(P.phi_log2 // P.s) >= 2**52
+    text = P.dumps()
+    assert "\nlambda_carried 1\n" in text and "--lambda-carried" in text
+    Q = mns.pmns.loads(text)
+    assert Q == P and Q.lambda_carried
+    with pytest.raises(mns.MNSError):
+        mns.pmns.loads(text.replace("lambda_carried 1\n", ""))
+    with pytest.raises(mns.MNSError):
+        mns.pmns.generate(WALK_P, word="s64", s=3, n=8, lambda_carried=True)
 
 
 def test_save_load_file(tmp_path):

@@ -843,7 +843,8 @@ static unsigned bitlen64(uint64_t x)
  * tl 2^k < 2^sigma iff bitlen(tl) <= sigma - k. */
 static unsigned kmax(const genctx *g, int n, long lambda)
 {
-    uint64_t tl = (uint64_t)tadds(g, n) * mns_pmns_lambda_eff(g->o->eshape, lambda);
+    const int carried = (g->o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED) != 0;
+    uint64_t tl = (uint64_t)tadds(g, n) * (carried ? 1 : mns_pmns_lambda_eff(g->o->eshape, lambda));
     unsigned b = bitlen64(tl);
     return b < g->sigma ? g->sigma - b : 0;
 }
@@ -992,6 +993,7 @@ static mns_status build(genctx *g, mns_pmns_params **out, int n, int s)
     mpz_set(P->gamma, r->gamma);
     P->phi_log2 = (unsigned)s * k;
     P->toeplitz_adds = tadds(g, n);
+    P->lambda_carried = (g->o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED) != 0;
     mpz_set(P->rho, rho);
     vec_set(P->m, r->m, n);
     mpz_clear(rho);
@@ -1060,6 +1062,10 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
         return mns_error(MNS_EINVAL, "pmns_generate: lambda_max outside [1, 2^20]");
     if (o->toeplitz_adds < 0 || o->gamma_tries < 0 || o->gamma_tries > 64)
         return mns_error(MNS_EINVAL, "pmns_generate: toeplitz_adds < 0 or gamma_tries outside [0, 64]");
+    if ((o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED) &&
+        (o->word != MNS_PMNS_WORD_U52 || o->s == 1 || o->eshape != MNS_PMNS_E_BINOMIAL))
+        return mns_error(MNS_EINVAL, "pmns_generate: MNS_PMNS_GEN_LAMBDA_CARRIED needs U52, s != 1 "
+                                     "and X^n - lambda");
     return o->eshape == MNS_PMNS_E_AUTO ? generate_auto(out, p, o, t0) : generate_one(out, p, o, t0, NULL);
 }
 

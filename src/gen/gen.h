@@ -25,6 +25,7 @@ struct mns_pmns_params {
     unsigned phi_log2;      /* s * chunk_bits */
     unsigned chunk_bits;    /* k */
     int toeplitz_adds;      /* t of eq. (7) as checked */
+    int lambda_carried;     /* (B3) with lambda_eff = 1 (MNS_PMNS_GEN_LAMBDA_CARRIED) */
     mpz_t rho;
     uint64_t w;
     mpz_t norm1;            /* N = ||\mathcal{M}||_1 */

@@ -80,6 +80,7 @@ unsigned mns_pmns_params_phi_log2(const mns_pmns_params *P) { return P->phi_log2
 unsigned mns_pmns_params_chunk_bits(const mns_pmns_params *P) { return P->chunk_bits; }
 unsigned mns_pmns_params_sigma_log2(const mns_pmns_params *P) { return mns_pmns_sigma_log2(P->word); }
 int mns_pmns_params_toeplitz_adds(const mns_pmns_params *P) { return P->toeplitz_adds; }
+int mns_pmns_params_lambda_carried(const mns_pmns_params *P) { return P->lambda_carried; }
 uint64_t mns_pmns_params_w(const mns_pmns_params *P) { return P->w; }
 mpz_srcptr mns_pmns_params_norm1(const mns_pmns_params *P) { return P->norm1; }
 const char *mns_pmns_params_describe(const mns_pmns_params *P) { return P->describe; }
@@ -265,14 +266,21 @@ mns_status mns_pmns_check_opt(const mns_pmns_params *P, int skip_prime)
         why = "s = 1 needs phi = sigma (2^64 for s64, 2^52 for u52)";
         goto out;
     }
+    if (P->lambda_carried &&
+        (P->word != MNS_PMNS_WORD_U52 || P->s < 2 || P->eshape != MNS_PMNS_E_BINOMIAL)) {
+        why = "a lambda-carried set is U52, s > 1, X^n - lambda";
+        goto out;
+    }
     if (P->s > 1) {
-        /* (B3) eq. (7): t lambda_eff 2^k < sigma */
+        /* (B3) eq. (7): t lambda_eff 2^k < sigma (lambda_eff = 1 when the
+         * kernel carries lambda a into digits) */
         if (P->toeplitz_adds < 1 || P->toeplitz_adds > n || k >= sigma) {
             why = "toeplitz_adds must be in [1, n] and the chunk smaller than a word";
             goto out;
         }
         mpz_set_ui(t, (unsigned long)P->toeplitz_adds);
-        mpz_mul_ui(t, t, mns_pmns_lambda_eff(P->eshape, P->lambda));
+        if (!P->lambda_carried)
+            mpz_mul_ui(t, t, mns_pmns_lambda_eff(P->eshape, P->lambda));
         mpz_mul_2exp(t, t, k);
         if (mpz_sizeinbase(t, 2) > sigma) {
             why = "eq. (7) fails: toeplitz_adds * lambda * 2^k >= sigma";

@@ -116,11 +116,15 @@ char *mns_pmns_params_to_string_var(const mns_pmns_params *P, const char *regene
                 sb_str(&b, " --no-improve");
             if (o->flags & MNS_PMNS_GEN_LAMBDA_WALK)
                 sb_str(&b, " --lambda-walk");
+            if (o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED)
+                sb_str(&b, " --lambda-carried");
         } else {
             sb_fmt(&b, " --s %d --delta %d --n %d --e %s", P->s, P->delta, P->n,
                    P->eshape == MNS_PMNS_E_TRINOMIAL ? "trinomial" : "binomial");
             if (P->s > 1 && P->toeplitz_adds != P->n)
                 sb_fmt(&b, " --toeplitz-adds %d", P->toeplitz_adds);
+            if (P->lambda_carried)
+                sb_str(&b, " --lambda-carried");
         }
     }
     sb_str(&b, "\n# ");
@@ -134,7 +138,10 @@ char *mns_pmns_params_to_string_var(const mns_pmns_params *P, const char *regene
         sb_str(&b, "E X^n-X-1\n");
     sb_str(&b, "gamma ");
     sb_mpz(&b, P->gamma);
-    sb_fmt(&b, "\nphi_log2 %u\ntoeplitz_adds %d\nrho ", P->phi_log2, P->toeplitz_adds);
+    sb_fmt(&b, "\nphi_log2 %u\ntoeplitz_adds %d\n", P->phi_log2, P->toeplitz_adds);
+    if (P->lambda_carried)
+        sb_str(&b, "lambda_carried 1\n");
+    sb_str(&b, "rho ");
     sb_mpz(&b, P->rho);
     sb_fmt(&b, "\nw %llu\nnorm1 ", (unsigned long long)P->w);
     sb_mpz(&b, P->norm1);
@@ -421,8 +428,19 @@ mns_status mns_pmns_params_from_string_var(mns_pmns_params **out, const char *te
         (st = line_small(&r, "phi_log2", &phi_log2, 1, 64L * MNS_PMNS_S_MAX)) != MNS_OK)
         goto fail;
     int line_phi = r.line;
-    if ((st = line_small(&r, "toeplitz_adds", &tadds, 1, n)) != MNS_OK ||
-        (st = line_big(&r, "rho", rho, 0)) != MNS_OK)
+    if ((st = line_small(&r, "toeplitz_adds", &tadds, 1, n)) != MNS_OK)
+        goto fail;
+    long carried = 0;
+    { /* the optional "lambda_carried 1" */
+        const rd before = r;
+        if (next_line(&r) && r.ll >= 15 && memcmp(r.l, "lambda_carried ", 15) == 0) {
+            r = before;
+            if ((st = line_small(&r, "lambda_carried", &carried, 1, 1)) != MNS_OK)
+                goto fail;
+        } else
+            r = before;
+    }
+    if ((st = line_big(&r, "rho", rho, 0)) != MNS_OK)
         goto fail;
     if ((st = line_small(&r, "w", &w, 1, 1L << 40)) != MNS_OK)
         goto fail;
@@ -460,6 +478,7 @@ mns_status mns_pmns_params_from_string_var(mns_pmns_params **out, const char *te
     mpz_set(P->gamma, gamma);
     P->phi_log2 = (unsigned)phi_log2;
     P->toeplitz_adds = (int)tadds;
+    P->lambda_carried = (int)carried;
     mpz_set(P->rho, rho);
     st = mns_pmns_finish(P);
     if (st != MNS_OK) {

@@ -621,6 +621,7 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
         lg_md = fmax(lg_md, log2(fabs((double)d) + 1));
     }
     c->lg_d = lg_dl; /* for the fused IFMA split's own bound checks */
+    c->lg_top = log2_mpz(La) - (double)k * (s - 1) + 1;
     /* the plan: split while the bounds allow, else larger leaves */
     int mo_a = 0, mo_m = 0, found = 0;
     const double dtop = ldexp(mpz_get_d(La), -k * (s - 1)) + 2; /* normalised top digit */
@@ -678,6 +679,13 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
             st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
             goto out;
         }
+        if (c->lam_carried && (!c->fast || c->fs_plan)) {
+            /* the other IFMA paths multiply each digit by lambda */
+            st = mns_error(MNS_ENOTSUP, "pmns-mp: a lambda-carried set (n=%d s=%d k=%d "
+                                        "lambda=%ld) needs the unsplit fused IFMA kernel",
+                           n, s, k, c->lambda);
+            goto out;
+        }
         c->mul = mns_pmns_mp_mul_ifma;
         c->sqr = mns_pmns_mp_sqr_ifma;
         c->kernel = "ifma";
@@ -726,15 +734,16 @@ out:
 }
 
 /* tadds_min: the smallest (B3) t to ask the generator for (0: the kernel's
- * own); see the FMA kernel's second try below */
+ * own); see the FMA kernel's second try below. carry: the IFMA kernel's
+ * unsplit sets lambda-carried (MNS_PMNS_GEN_LAMBDA_CARRIED) */
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                            int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
-                           int lanes);
+                           int lanes, int carry);
 
 mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                                int delta, int base, mns_pmns_mp_kernel kernel)
 {
-    return new_impl(out, p, word, s, n, delta, base, kernel, 0, 0);
+    return new_impl(out, p, word, s, n, delta, base, kernel, 0, 0, 1);
 }
 
 /* The FMA kernel's split bound, lambda 2^(2 lg_d + 1) <= 2^102, fails on a
@@ -748,7 +757,7 @@ static mns_pmns_mp *fma_retry(mns_pmns_mp *c, const mpz_t p, mns_pmns_word word,
 {
     mns_pmns_mp *alt = NULL;
     if (!c->fma_split_miss || c->fma_base != 0 ||
-        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2, lanes) != MNS_OK)
+        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2, lanes, 0) != MNS_OK)
         return c;
     if (mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(c)) {
         mns_pmns_mp_free(c);
@@ -784,7 +793,7 @@ static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word wo
     const size_t bits = mpz_sizeinbase(p, 2);
     const int s0 = fma_size_s(bits);
     mns_pmns_mp *best = NULL;
-    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0, lanes);
+    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0, lanes, 0);
     if (st != MNS_OK)
         best = NULL;
     for (int sc = 3; sc <= 4; sc++) {
@@ -794,7 +803,7 @@ static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word wo
                          10 * mns_pmns_mp_fma_cost_predict(sc, nc, lanes) >= 9 * mns_pmns_mp_fma_cost(best)))
                 continue;
             mns_pmns_mp *alt = NULL;
-            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0, lanes) != MNS_OK)
+            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0, lanes, 0) != MNS_OK)
                 continue;
             if (!best || mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(best)) {
                 mns_pmns_mp_free(best);
@@ -813,7 +822,7 @@ static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word wo
 
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                            int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
-                           int lanes)
+                           int lanes, int carry)
 {
     const int base_in = base;
     if (!out || !p)
@@ -901,11 +910,15 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
      * here, and regenerating its s without n would land on the n past a
      * vector (n = 9 s = 3, twice the cost) where another s is cheaper */
     const int ifma_choice = ifma && base_user == 0 && n == 0;
+    /* lambda-carried sets: the unsplit fused IFMA kernels only (not the
+     * split, the expand/contract flow, nor the FMA kernel, which multiply
+     * each digit by lambda); asked for when t = 1 (the unsplit kernel) */
+    const int carried = carry && ifma && !fma && (base_user == 0 || base_user >= MP_BASE_IFMA);
     int choose = ifma_choice;
     for (int attempt = 0; attempt < 16; attempt++) {
         if (choose) {
             int sc = 0;
-            mns_pmns_mp_ifma_choose(p, s, dgen, &sc, &tadds, &pre);
+            mns_pmns_mp_ifma_choose(p, s, dgen, carried, &sc, &tadds, &pre);
             if (s == 0)
                 s_auto = sc;
             tadds0 = tadds;
@@ -922,6 +935,8 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
         }
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = tadds;
+        if (carried && tadds == 1)
+            o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
         mns_pmns_params *P = NULL;
         if (pre) {
             P = pre;
@@ -955,6 +970,7 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
         c->k = (int)mns_pmns_params_chunk_bits(P);
         c->u52 = word == MNS_PMNS_WORD_U52;
         c->lambda = mns_pmns_params_lambda(P);
+        c->lam_carried = mns_pmns_params_lambda_carried(P);
         c->delta = delta;
         c->delta_gen = dgen;
         c->base_user = base_user;
@@ -985,9 +1001,10 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
                 snprintf(lanes_s, sizeof lanes_s, " lanes=%d", c->fma_vl);
             snprintf(buf, sizeof buf,
                      "kernel=%s%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
-                     "rho_bits=%u toeplitz=%s bits=%zu",
+                     "rho_bits=%u toeplitz=%s bits=%zu%s",
                      c->kernel, lanes_s, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
-                     mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2));
+                     mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2),
+                     c->sqr_by_mul ? " sqr=mul" : "");
             c->kernel_describe = strdup(buf);
             *out = fma && tadds_min == 0 ? fma_retry(c, p, word, n, delta, base_in, kernel, lanes) : c;
             return MNS_OK;
@@ -1092,7 +1109,7 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
 {
     static const char *const allowed_mp[] = {"s",    "n",      "delta", "base",
                                               "word", "kernel", "lanes", NULL};
-    static const char *const allowed_ifma[] = {"s", "n", "delta", "base", NULL};
+    static const char *const allowed_ifma[] = {"s", "n", "delta", "base", "carry", NULL};
     mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
     if (st != MNS_OK)
         return st;
@@ -1100,8 +1117,9 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
      * right without looking at mns_field_delta. It costs no n or s with the
      * u52 Z of make_z (pmns-mp-ifma: same (n, s, kernel) as delta = 0 at
      * 1024-8192 bits; docs/pmns-mp.md "delta default") */
-    long s = 0, n = 0, delta = 1, base = 0, lanes = 0;
-    if ((st = mns_opts_get_long(opts, name, "s", 2, MNS_PMNS_S_MAX, &s)) != MNS_OK ||
+    long s = 0, n = 0, delta = 1, base = 0, lanes = 0, carry = 1;
+    if ((st = mns_opts_get_long(opts, name, "carry", 0, 1, &carry)) != MNS_OK ||
+        (st = mns_opts_get_long(opts, name, "s", 2, MNS_PMNS_S_MAX, &s)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "n", 2, MNS_PMNS_N_MAX, &n)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "delta", 0, 255, &delta)) != MNS_OK ||
         (st = mns_opts_get_long(opts, name, "base", 1, MNS_PMNS_N_MAX, &base)) != MNS_OK ||
@@ -1149,9 +1167,10 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
                          mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
     if (try_fma)
         st = new_impl(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
-                      MNS_PMNS_MP_KERNEL_FMA, 0, (int)lanes);
+                      MNS_PMNS_MP_KERNEL_FMA, 0, (int)lanes, 0);
     if (st != MNS_OK && !(try_fma && lanes))
-        st = new_impl(&c, p, word, (int)s, (int)n, (int)delta, (int)base, kern, 0, (int)lanes);
+        st = new_impl(&c, p, word, (int)s, (int)n, (int)delta, (int)base, kern, 0, (int)lanes,
+                      (int)carry);
     if (st != MNS_OK)
         return st;
     out->ctx = c;

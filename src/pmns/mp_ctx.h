@@ -153,6 +153,11 @@ struct mns_pmns_mp_ctx {
     int fma_miss;       /* build: the FMA kernel has no instance for (n, s) */
     int fma_split_miss; /* prepare: the cost rule wanted the split, its bound failed */
     double lg_d;        /* bits of the largest normalised operand digit (build) */
+    double lg_top;      /* bits of the largest normalised top digit (build) */
+    int lam_carried;    /* a lambda-carried set: only the unsplit fused IFMA
+                           kernels (fu_seq, fr_norm, m_seq) may run it */
+    int sqr_by_mul;     /* lambda times a digit may reach 2^52: the squarings
+                           run the product kernel (fused_prepare) */
 
     uint64_t *one;      /* tight representation of phi mod p (Montgomery 1) */
     /* S64: the proven tight bound, |a_i| <= tight[i] (n values, tight_bounds
@@ -237,9 +242,10 @@ int mns_pmns_mp_ifma_prepare(mns_pmns_mp_ctx *c);
 int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c);
 /* the automatic (s, toeplitz_adds) for the IFMA kernel (s_req: 0 or the s
  * asked for), by the fused kernels' cost; *pre: a set it generated to check
- * a split candidate (to be used as is), or NULL */
-void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int *tadds_out,
-                             mns_pmns_params **pre);
+ * a split candidate (to be used as is), or NULL. carried: the unsplit
+ * candidates are lambda-carried sets (MNS_PMNS_GEN_LAMBDA_CARRIED) */
+void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int carried, int *s_out,
+                             int *tadds_out, mns_pmns_params **pre);
 /* "fused" or "fused:2x2x2/b8" (the split of the fused kernel) */
 void mns_pmns_mp_ifma_fused_describe(const mns_pmns_mp_ctx *c, char *buf, size_t len);
 void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c);

@@ -244,6 +244,10 @@ int mns_pmns_mp_predict_n(size_t bits, int s, int k)
     return 4 * MP_FAST_NMAX;
 }
 
+/* the k the generator gives the unsplit kernel with lambda = 2: (B3) with t
+ * = 1 leaves lambda 2^k < 2^52, so 50; a lambda-carried set only 2^k < 2^52 */
+static int unsplit_k(int carried) { return carried ? 51 : 50; }
+
 /* The unsplit kernel's s by the cost of its real set. The predicted n
  * assumes lambda = 2; the IFMA sets take lambda > 0 only (unsigned digits),
  * and for p = 1 mod 8 (one 1024-bit prime in four) no small lambda is an 8th
@@ -260,8 +264,9 @@ int mns_pmns_mp_predict_n(size_t bits, int s, int k)
  * *s_out. Normally the first one lands on its predicted n and is the only
  * one generated (the set the backend would have generated anyway). Returns
  * whether it found a set cheaper than bar. */
-static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double *predicted, int cnt,
-                             double bar, int *s_out, mns_pmns_params **pre)
+static int unsplit_by_real_n(const mpz_t p, int dgen, int carried, const int *s,
+                             const double *predicted, int cnt, double bar, int *s_out,
+                             mns_pmns_params **pre)
 {
     double best = bar;
     mns_pmns_params *bp = NULL;
@@ -274,10 +279,12 @@ static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double
         o.s = s[i];
         o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
         o.toeplitz_adds = 1;
+        if (carried)
+            o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
         mns_pmns_params *P = NULL;
         if (mns_pmns_generate_var(&P, p, &o) != MNS_OK)
             P = NULL;
-        const int want = mns_pmns_mp_predict_n(mpz_sizeinbase(p, 2), s[i], 50);
+        const int want = mns_pmns_mp_predict_n(mpz_sizeinbase(p, 2), s[i], unsplit_k(carried));
         if ((!P || mns_pmns_params_n(P) > want) && want <= MP_FAST_NMAX) {
             /* missed the predicted n: that n with the next lambdas (the
              * automatic walk takes the smallest lambda of each n, and skips
@@ -319,8 +326,8 @@ static int unsplit_by_real_n(const mpz_t p, int dgen, const int *s, const double
  * gets the set (the backend uses it instead of generating again), else the
  * best unsplit (s, 1) is returned. The kernel choice is made again on the
  * real set (fused_prepare). */
-void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int *tadds_out,
-                             mns_pmns_params **pre)
+void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int carried, int *s_out,
+                             int *tadds_out, mns_pmns_params **pre)
 {
     const size_t bits = mpz_sizeinbase(p, 2);
     double best_u = 0, best_s = 0;
@@ -329,7 +336,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     double u_cost[MP_FAST_SMAX + 1];
     *pre = NULL;
     for (int s = s_req ? s_req : 2; s <= (s_req ? s_req : MP_FAST_SMAX); s++) {
-        int n = mns_pmns_mp_predict_n(bits, s, 50);
+        int n = mns_pmns_mp_predict_n(bits, s, unsplit_k(carried));
         if (n <= MP_FAST_NMAX) {
             /* the unsplit candidates, cheapest predicted first (ties: the
              * smaller s); the first is the unsplit choice */
@@ -375,7 +382,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
         n_cand = 1;
     }
     if (spi < 0 || (best_u != 0 && best_s >= best_u)) {
-        unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, 1e30, s_out, pre);
+        unsplit_by_real_n(p, dgen, carried, us_cand, u_cost, n_cand, 1e30, s_out, pre);
         return;
     }
     mns_pmns_gen_opts o;
@@ -386,7 +393,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     o.toeplitz_adds = st_;
     mns_pmns_params *P = NULL;
     if (mns_pmns_generate_var(&P, p, &o) != MNS_OK) {
-        unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, 1e30, s_out, pre);
+        unsplit_by_real_n(p, dgen, carried, us_cand, u_cost, n_cand, 1e30, s_out, pre);
         return;
     }
     const int n = mns_pmns_params_n(P), k = (int)mns_pmns_params_chunk_bits(P);
@@ -395,7 +402,7 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int *s_out, int
     if (pi >= 0 && fs_bounds_ok_x(&fs_plans[pi], n, ss, k, mns_pmns_params_lambda(P), k,
                                   ((uint64_t)1 << k) - 1))
         c = fmin(c, cost_split(ss, n, fs_plans[pi].leaves));
-    if (best_u != 0 && c >= best_u && unsplit_by_real_n(p, dgen, us_cand, u_cost, n_cand, c, s_out, pre)) {
+    if (best_u != 0 && c >= best_u && unsplit_by_real_n(p, dgen, carried, us_cand, u_cost, n_cand, c, s_out, pre)) {
         mns_pmns_params_free(P);
         return;
     }
@@ -417,20 +424,38 @@ static uint64_t m_digit(const mns_pmns_mp_ctx *c, int i, int j)
     return d;
 }
 
-/* the Toeplitz sequence of M_j: t[d], d in (-n, n), at t[d + N] (2N words,
- * zero elsewhere); returns the largest entry */
+/* digit j of lambda times M's coefficient i, carried as fu_lam_digit does
+ * (the top digit takes the rest) */
+static uint64_t lm_digit(const mns_pmns_mp_ctx *c, int i, int j)
+{
+    mpz_t t;
+    mpz_init(t);
+    mpz_mul_ui(t, mns_pmns_params_m(c->P, i), (unsigned long)c->lambda);
+    mpz_fdiv_q_2exp(t, t, (mp_bitcnt_t)c->k * j);
+    if (j < c->s - 1)
+        mpz_fdiv_r_2exp(t, t, (mp_bitcnt_t)c->k);
+    uint64_t d = mpz_fits_ulong_p(t) ? mpz_get_ui(t) : UINT64_MAX;
+    mpz_clear(t);
+    return d;
+}
+
+/* the Toeplitz sequence of M_j for the unsplit kernels: t[d] = digit j of
+ * m_d, t[-d] = digit j of lambda m_(n-d) (lm_digit), d in (-n, n), at
+ * t[d + N] (2N words, zero elsewhere); returns the largest entry */
 static uint64_t m_seq(const mns_pmns_mp_ctx *c, int j, uint64_t *t, int N)
 {
     const int n = c->n;
     uint64_t mx = 0;
     memset(t, 0, (size_t)2 * N * sizeof *t);
     for (int d = 0; d < n; d++) {
-        uint64_t md = m_digit(c, d, j);
+        const uint64_t md = m_digit(c, d, j);
         t[N + d] = md;
-        if (d > 0)
-            t[N + d - n] = md * (uint64_t)c->lambda;
         mx = md > mx ? md : mx;
-        mx = md * (uint64_t)c->lambda > mx && d > 0 ? md * (uint64_t)c->lambda : mx;
+        if (d > 0) {
+            const uint64_t lmd = lm_digit(c, d, j);
+            t[N + d - n] = lmd;
+            mx = lmd > mx ? lmd : mx;
+        }
     }
     return mx;
 }
@@ -486,7 +511,14 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
     const int b = c->base_user;
     const int pi = fs_plan_index(nv);
     int want_split = 0, want_unsplit = 0;
-    if (b == 0) {
+    if (c->lam_carried) {
+        /* only the unsplit kernels carry lambda a into digits; their window
+         * entries: digits below 2^k (k < 52), and the top digit of lambda a,
+         * below lambda (2^lg_top - 1) + lambda - 1 */
+        if ((b != 0 && b < n) || log2((double)c->lambda) + c->lg_top >= 51.99)
+            return 1;
+        want_unsplit = 1;
+    } else if (b == 0) {
         want_unsplit = 1;
         want_split = pi >= 0 && cost_split(s, n, fs_plans[pi].leaves) < cost_unsplit(s, n);
     } else if (b >= n)
@@ -559,19 +591,33 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
         return 0;
     }
     memset(c->mfast, 0, (size_t)n * s * L * 8);
+    uint64_t mmax = 0;
     for (int j = 0; j < s; j++) {
-        m_seq(c, j, seq, (int)L);
+        const uint64_t mx = m_seq(c, j, seq, (int)L);
+        mmax = mx > mmax ? mx : mmax;
         for (int cc = 0; cc < n; cc++)
             for (int r = 0; r < n; r++)
                 c->mfast[((size_t)cc * s + j) * L + r] = seq[L + r - cc];
     }
     free(seq);
+    if (mmax >> 52) { /* an IFMA input (a lambda-carried set's top digit) */
+        free(c->mfast);
+        free(c->mpfast);
+        c->mfast = c->mpfast = NULL;
+        return 1;
+    }
     c->fast = fu_mul_tab[s - 2][nv - 1];
     c->fast_sqr = fu_sqr_tab[s - 2][nv - 1];
     if (n >= FR_NMIN && n <= 8) { /* fr_body: 5-15% faster at 768-1536 bits */
         c->fast = fr_mul_tab[s - 2][n - FR_NMIN];
         c->fast_sqr = fr_sqr_tab[s - 2][n - FR_NMIN];
     }
+    /* the squaring kernels multiply each digit by lambda (fu_seq): a
+     * lambda-carried set where that can reach 2^52 squares with the product
+     * kernel (about 1.2x a squaring's madds) */
+    c->sqr_by_mul = c->lam_carried && log2((double)c->lambda) + c->lg_d >= 51.99;
+    if (c->sqr_by_mul)
+        c->fast_sqr = c->fast;
     mns_pmns_mp_ifma_x2_prepare(c);
     return 1;
 }

@@ -193,22 +193,47 @@ static inline AI IFMA_TARGET void fu_prod_col_all(uint64_t *rlo, uint64_t *rhi,
         fu_prod_col(rlo, rhi, cols, x, n, S, NV, NV - v0, v0);
 }
 
+/* Digit j of lambda x, x a carried coefficient given digit by digit
+ * (ascending j): lambda x_j + carry, cut to k bits below the top digit, the
+ * rest carried on; the top digit takes everything left. lambda x_j < 2^64
+ * (x_j < 2^52, lambda < 2^12): the 64-bit product is exact. The digits of
+ * lambda x sum to lambda x, so a wrapped Toeplitz entry built from them gives
+ * the same product as lambda times each digit, with entries below 2^k. */
+static inline AI IFMA_TARGET __m512i fu_lam_digit(__m512i x, __m512i lam, __m512i *lcarry,
+                                                  __m512i km, __m512i kc, const int cut)
+{
+    __m512i y = _mm512_add_epi64(_mm512_mullo_epi64(x, lam), *lcarry);
+    if (cut) {
+        *lcarry = _mm512_srlv_epi64(y, kc);
+        y = _mm512_and_si512(y, km);
+    }
+    return y;
+}
+
 /* digits of a, carried (digits 0..S-2 in [0, 2^k), the top one takes the
- * rest), written as Toeplitz sequences t[n-1+d] = a_d, t[n-1-d] = lambda
- * a_(n-d) (the first half is lambda a shifted down by one), at
+ * rest), written as Toeplitz sequences t[n-1+d] = a_d, t[n-1-d] = digit j of
+ * lambda a_(n-d) (the first half is lambda a shifted down by one), at
  * seq + j * MP_FAST_SEQ + MP_FAST_OFF; zeros after the end for the padding
- * lanes' windows */
+ * lanes' windows. CARRY (the products): lambda multiplies the whole
+ * coefficient and is carried like a (fu_lam_digit), so the wrapped entries
+ * are digits below 2^k and lambda 2^k may pass 2^52 (sets generated with
+ * MNS_PMNS_GEN_LAMBDA_CARRIED). The squaring (CARRY = 0) takes lambda times
+ * each digit instead: its doubled products 2 A_j A_i stand for A_j A_i +
+ * A_i A_j, which holds when the wrapped entries of A_i are lambda A_i, not
+ * when they are digit i of lambda A (fused_prepare gives a set where lambda
+ * times a digit can reach 2^52 the product kernel for its squarings). */
 static inline AI IFMA_TARGET void fu_seq(const mns_pmns_mp_ctx *c, uint64_t *seq,
-                                         const uint64_t *a, const int S, const int NV)
+                                         const uint64_t *a, const int S, const int NV,
+                                         const int CARRY)
 {
     const int n = c->n;
     const __m512i km = _mm512_set1_epi64((long long)c->kmask);
     const __m512i kc = _mm512_set1_epi64(c->k);
     const __m512i lam = _mm512_set1_epi64((long long)c->lambda);
-    __m512i carry[8];
+    __m512i carry[8], lcarry[8];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; v++)
-        carry[v] = _mm512_setzero_si512();
+        carry[v] = lcarry[v] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int j = 0; j < S; j++) {
         uint64_t *t = seq + (size_t)j * MP_FAST_SEQ + MP_FAST_OFF;
@@ -225,7 +250,9 @@ static inline AI IFMA_TARGET void fu_seq(const mns_pmns_mp_ctx *c, uint64_t *seq
             }
             _mm512_mask_storeu_epi64(t + (n - 1) + 8 * v, m, x);
             /* lane 0 of v = 0 lands in the front padding */
-            _mm512_mask_storeu_epi64(t + 8 * v - 1, m, _mm512_mullo_epi64(x, lam));
+            _mm512_mask_storeu_epi64(t + 8 * v - 1, m,
+                                     CARRY ? fu_lam_digit(x, lam, &lcarry[v], km, kc, j < S - 1)
+                                           : _mm512_mullo_epi64(x, lam));
         }
     }
 }
@@ -377,9 +404,9 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
         km[q] = _mm512_set1_epi64((long long)cx[q]->kmask);
         kc[q] = _mm512_set1_epi64(cx[q]->k);
         kh[q] = _mm512_set1_epi64(52 - cx[q]->k);
-        fu_seq(cx[q], wq, a[q], S, NV);
+        fu_seq(cx[q], wq, a[q], S, NV, !SQ);
         if (!SQ)
-            fu_seq(cx[q], wq + (size_t)S * MP_FAST_SEQ, b[q], S, NV);
+            fu_seq(cx[q], wq + (size_t)S * MP_FAST_SEQ, b[q], S, NV, 1);
         uint64_t *rlo = wq + 2 * (size_t)S * MP_FAST_SEQ;
 #pragma GCC unroll 16
         for (size_t i = 0; i < 4 * (size_t)S * L; i += 8)
@@ -437,7 +464,7 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
  * products of step i + 1 are issued right after T of step i: they fill the
  * latency of T -> T M_j -> carry (issued before that chain, or all of them
  * up front, they delayed R_0 and the chain: 5-15% slower than fu_body).
- * RW: B's windows are permutations of B_i and lambda B_i in registers
+ * RW: B's windows are permutations of B_i and (lambda B)_i in registers
  * instead of loads from the sequences (fr_ab). */
 /* the smallest n with an fr_body instance (up to 8: one vector) */
 #define FR_NMIN 6
@@ -449,8 +476,8 @@ static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint
  * even and odd columns into two sets, so that a row's chain is short. The
  * digits of A_j are broadcast from ad + j DS. Windows of B_i: RW = 0, loaded
  * from its sequence (win - c); RW = 1, built in registers: lane r of window
- * c is B_i[r - c] (r >= c) or lambda B_i[n + r - c] (r < c), one vpermt2q of
- * (bi, lbi = lambda B_i mod 2^52) per column (a window loaded from the
+ * c is B_i[r - c] (r >= c) or (lambda B)_i[n + r - c] (r < c), one vpermt2q
+ * of (bi, lbi = digit i of lambda B, fu_lam_digit) per column (a window loaded from the
  * sequence just written spans two stores and is not forwarded from them). */
 static inline AI IFMA_TARGET void fr_ab(__m512i *lo, __m512i *hi, __m512i *lo2, __m512i *hi2,
                                         const uint64_t *ad, const size_t DS, const uint64_t *win,
@@ -490,15 +517,18 @@ static inline AI IFMA_TARGET void fr_ab(__m512i *lo, __m512i *hi, __m512i *lo2, 
 }
 
 /* the digits of a carried (fu_seq's), in registers and stored aligned at
- * d + 8 j for the broadcasts, lambda a mod 2^52 beside */
+ * d + 8 j for the broadcasts, beside them the digits of lambda a
+ * (fu_lam_digit; CARRY = 0, the squaring: lambda times each digit mod 2^52,
+ * see fu_seq) */
 static inline AI IFMA_TARGET void fr_norm(const mns_pmns_mp_ctx *c, const uint64_t *a, uint64_t *d,
-                                          __m512i *v, __m512i *lv, const int S, const int n)
+                                          __m512i *v, __m512i *lv, const int S, const int n,
+                                          const int CARRY)
 {
     const __m512i km = _mm512_set1_epi64((long long)c->kmask);
     const __m512i kc = _mm512_set1_epi64(c->k);
     const __m512i lam = _mm512_set1_epi64((long long)c->lambda);
     const __mmask8 m = (__mmask8)((1u << n) - 1);
-    __m512i carry = _mm512_setzero_si512();
+    __m512i carry = _mm512_setzero_si512(), lcarry = carry;
 #pragma GCC unroll 8
     for (int j = 0; j < S; j++) {
         __m512i x = _mm512_add_epi64(_mm512_maskz_loadu_epi64(m, a + (size_t)j * n), carry);
@@ -507,7 +537,8 @@ static inline AI IFMA_TARGET void fr_norm(const mns_pmns_mp_ctx *c, const uint64
             x = _mm512_and_si512(x, km);
         }
         v[j] = x;
-        lv[j] = _mm512_madd52lo_epu64(_mm512_setzero_si512(), x, lam);
+        lv[j] = CARRY ? fu_lam_digit(x, lam, &lcarry, km, kc, j < S - 1)
+                      : _mm512_madd52lo_epu64(_mm512_setzero_si512(), x, lam);
         _mm512_store_si512(d + 8 * j, x);
     }
 }
@@ -550,18 +581,18 @@ static inline AI IFMA_TARGET void fr_body(const mns_pmns_mp_ctx *const *cx, uint
         seqb[q] = SQ ? wq : wq + (size_t)S * MP_FAST_SEQ;
         xb[q] = wq + 2 * (size_t)S * MP_FAST_SEQ, tb[q] = xb[q] + 8;
         if (RW) {
-            fr_norm(c, a[q], wq, av[q], lav[q], S, n);
+            fr_norm(c, a[q], wq, av[q], lav[q], S, n, !SQ);
             if (!SQ)
-                fr_norm(c, b[q], wq + 8 * S, bv[q], lbv[q], S, n);
+                fr_norm(c, b[q], wq + 8 * S, bv[q], lbv[q], S, n, 1);
             ad[q] = wq;
             xb[q] = wq + 16 * S, tb[q] = xb[q] + 8;
         } else {
 #pragma GCC unroll 8
             for (int j = 0; j < S; j++) /* unused (fr_ab reads the sequences) */
                 bv[q][j] = lbv[q][j] = av[q][j] = lav[q][j] = zero;
-            fu_seq(c, seqa, a[q], S, 1);
+            fu_seq(c, seqa, a[q], S, 1, !SQ);
             if (!SQ)
-                fu_seq(c, seqb[q], b[q], S, 1);
+                fu_seq(c, seqb[q], b[q], S, 1, 1);
             ad[q] = seqa + MP_FAST_OFF + (n - 1); /* digit j of A at ad[j SEQ + col] */
         }
     }

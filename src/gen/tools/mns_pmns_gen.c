@@ -50,7 +50,7 @@ static int usage(void)
             "usage: mns-pmns-gen (--p P | --pi-bits B | --random-bits B [--seed S]) [--word s64|u52]\n"
             "         [--s S|auto] [--s-max S] [--delta D] [--n N|auto] [--n-max N] [--e binomial|trinomial|auto]\n"
             "         [--lambda-max L] [--toeplitz-adds T] [--gamma-tries G] [--smooth-n] [--no-improve]\n"
-            "         [--lambda-walk]\n"
+            "         [--lambda-walk] [--lambda-carried]\n"
             "         [--progress] [-o FILE]\n"
             "       mns-pmns-gen --check FILE\n"
             "       mns-pmns-gen --bench [--sizes B,B,...] [--kinds s64:1,u52:3,s64:auto,...] [--delta D]\n");
@@ -203,6 +203,8 @@ int main(int argc, char **argv)
             o.flags |= MNS_PMNS_GEN_NO_IMPROVE;
         } else if (!strcmp(a, "--lambda-walk")) {
             o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+        } else if (!strcmp(a, "--lambda-carried")) {
+            o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
         } else if (!strcmp(a, "--progress")) {
             o.progress = show_progress;
         } else if (!strcmp(a, "-o")) {
