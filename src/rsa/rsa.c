@@ -311,9 +311,9 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
      * multiplication rows if a caller wants them. And it never adds before
      * a product (entry and exit are set_words/get_words; the Horner entry of
      * a backend without them checks the field's delta), so it asks delta=0:
-     * a PMNS set then has two more bits of phi, which gives about half of
-     * the 1024-bit primes without an n = 8, s = 3 pmns-mp-ifma set at
-     * delta = 1 (one in seven) that shape. */
+     * a PMNS set then has two more bits of phi (before pmns-mp-ifma's
+     * lambda-carried sets, it gave n = 8, s = 3 to 7 of the 25 1024-bit
+     * primes in 200 that lacked it at delta = 1; now every one has it). */
     const int auto_spec = !spec || strcmp(spec, "auto") == 0;
     if (auto_spec)
         spec = "auto:op=exp,delta=0";
