@@ -514,8 +514,10 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
     if (c->lam_carried) {
         /* only the unsplit kernels carry lambda a into digits; their window
          * entries: digits below 2^k (k < 52), and the top digit of lambda a,
-         * below lambda (2^lg_top - 1) + lambda - 1 */
-        if ((b != 0 && b < n) || log2((double)c->lambda) + c->lg_top >= 51.99)
+         * below lambda (2^lg_top - 1) + lambda - 1; fu_lam_digit's 64-bit
+         * product lambda x_j needs lambda 2^max(k, lg_top) < 2^63 */
+        const double llam = log2((double)c->lambda);
+        if ((b != 0 && b < n) || llam + c->lg_top >= 51.99 || llam + c->k >= 63)
             return 1;
         want_unsplit = 1;
     } else if (b == 0) {
