@@ -411,26 +411,13 @@ void mns_pmns_mp_ifma_choose(const mpz_t p, int s_req, int dgen, int carried, in
     *pre = P;
 }
 
-/* digit j of M's coefficient i (u52: nonnegative) */
-static uint64_t m_digit(const mns_pmns_mp_ctx *c, int i, int j)
+/* digit j of lam times M's coefficient i (u52: nonnegative), k-bit digits,
+ * the top one taking the rest; UINT64_MAX if it does not fit a word */
+static uint64_t lam_m_digit(const mns_pmns_mp_ctx *c, unsigned long lam, int i, int j)
 {
     mpz_t t;
     mpz_init(t);
-    mpz_fdiv_q_2exp(t, mns_pmns_params_m(c->P, i), (mp_bitcnt_t)c->k * j);
-    if (j < c->s - 1)
-        mpz_fdiv_r_2exp(t, t, (mp_bitcnt_t)c->k);
-    uint64_t d = mpz_get_ui(t);
-    mpz_clear(t);
-    return d;
-}
-
-/* digit j of lambda times M's coefficient i, carried as fu_lam_digit does
- * (the top digit takes the rest) */
-static uint64_t lm_digit(const mns_pmns_mp_ctx *c, int i, int j)
-{
-    mpz_t t;
-    mpz_init(t);
-    mpz_mul_ui(t, mns_pmns_params_m(c->P, i), (unsigned long)c->lambda);
+    mpz_mul_ui(t, mns_pmns_params_m(c->P, i), lam);
     mpz_fdiv_q_2exp(t, t, (mp_bitcnt_t)c->k * j);
     if (j < c->s - 1)
         mpz_fdiv_r_2exp(t, t, (mp_bitcnt_t)c->k);
@@ -439,8 +426,12 @@ static uint64_t lm_digit(const mns_pmns_mp_ctx *c, int i, int j)
     return d;
 }
 
+/* digit j of M's coefficient i */
+static uint64_t m_digit(const mns_pmns_mp_ctx *c, int i, int j) { return lam_m_digit(c, 1, i, j); }
+
 /* the Toeplitz sequence of M_j for the unsplit kernels: t[d] = digit j of
- * m_d, t[-d] = digit j of lambda m_(n-d) (lm_digit), d in (-n, n), at
+ * m_d, t[-d] = digit j of lambda m_(n-d) (carried as fu_lam_digit does),
+ * d in (-n, n), at
  * t[d + N] (2N words, zero elsewhere); returns the largest entry */
 static uint64_t m_seq(const mns_pmns_mp_ctx *c, int j, uint64_t *t, int N)
 {
@@ -452,7 +443,7 @@ static uint64_t m_seq(const mns_pmns_mp_ctx *c, int j, uint64_t *t, int N)
         t[N + d] = md;
         mx = md > mx ? md : mx;
         if (d > 0) {
-            const uint64_t lmd = lm_digit(c, d, j);
+            const uint64_t lmd = lam_m_digit(c, (unsigned long)c->lambda, d, j);
             t[N + d - n] = lmd;
             mx = lmd > mx ? lmd : mx;
         }
@@ -621,6 +612,8 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
     if (c->sqr_by_mul)
         c->fast_sqr = c->fast;
     mns_pmns_mp_ifma_x2_prepare(c);
+    if (c->sqr_by_mul) /* and no interleaved squaring: two calls of the product */
+        c->fast2_sqr = NULL;
     return 1;
 }
 

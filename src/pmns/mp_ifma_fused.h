@@ -195,8 +195,9 @@ static inline AI IFMA_TARGET void fu_prod_col_all(uint64_t *rlo, uint64_t *rhi,
 
 /* Digit j of lambda x, x a carried coefficient given digit by digit
  * (ascending j): lambda x_j + carry, cut to k bits below the top digit, the
- * rest carried on; the top digit takes everything left. lambda x_j < 2^64
- * (x_j < 2^52, lambda < 2^12): the 64-bit product is exact. The digits of
+ * rest carried on; the top digit takes everything left. lambda x_j + carry
+ * < 2^64 (fused_prepare: lambda 2^k < 2^63, lambda 2^lg_top < 2^52): the
+ * 64-bit product is exact. The digits of
  * lambda x sum to lambda x, so a wrapped Toeplitz entry built from them gives
  * the same product as lambda times each digit, with entries below 2^k. */
 static inline AI IFMA_TARGET __m512i fu_lam_digit(__m512i x, __m512i lam, __m512i *lcarry,

@@ -107,14 +107,6 @@ void mns_pmns_mp_ifma_x2_prepare(mns_pmns_mp_ctx *c)
     const int nv = (c->n + 7) / 8;
     if (!c->fast || nv > X2_NVMAX)
         return;
-    if (c->sqr_by_mul) { /* squarings by the product kernel (fused_prepare) */
-        if (nv == 1 && c->n >= FR_NMIN) {
-            if (c->s == 2)
-                c->fast2 = x2r_mul_tab[c->n - FR_NMIN];
-        } else if (nv == 1)
-            c->fast2 = x2_mul_tab[c->s - 2];
-        return;
-    }
     if (c->fs_plan) {
         const int pi = c->fs_plan == 2 ? 0 : c->fs_plan == 3 ? 1 : c->fs_plan == 22 ? 2 : -1;
         if (pi < 0)
