@@ -993,7 +993,8 @@ static mns_status build(genctx *g, mns_pmns_params **out, int n, int s)
     mpz_set(P->gamma, r->gamma);
     P->phi_log2 = (unsigned)s * k;
     P->toeplitz_adds = tadds(g, n);
-    P->lambda_carried = (g->o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED) != 0;
+    /* (B3) is a condition of s > 1 only: an automatic s = 1 set is a plain one */
+    P->lambda_carried = s > 1 && (g->o->flags & MNS_PMNS_GEN_LAMBDA_CARRIED) != 0;
     mpz_set(P->rho, rho);
     vec_set(P->m, r->m, n);
     mpz_clear(rho);
