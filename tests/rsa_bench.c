@@ -20,7 +20,9 @@
  * the two alternating batch by batch. OpenSSL takes at most 5 primes, so
  * RSA-4096 x 8 has no OpenSSL figure. Also printed: the pairs of the key
  * (x2=kernels: the backend's mul_x2/sqr_x2; two-calls: the shared driver
- * over ordinary products), and the share of a channel's time that is not
+ * over ordinary products) as chosen when it was made, and after the batches
+ * ("now": re-decided while the key is used, src/rsa/adapt.c: on/off, the
+ * median pair/solo vote, the flips), and the share of a channel's time that is not
  * the exponentiation (constant-time entry and exit). */
 #include <pthread.h>
 #include <stdio.h>
@@ -462,11 +464,26 @@ int main(int argc, char **argv)
             double create = 0;
             sscanf(strstr(mns_rsa_describe(key), "create_ms=") + 10, "%lf", &create);
             const char *pr = strstr(mns_rsa_describe(key), "pairs=");
-            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.3f %8.2f  %s; %.*s; entry+exit %.0f%% of a "
-                   "channel; key %.0f ms%s\n",
+            /* the pairs as decided again while the batches ran (adapt.c):
+             * on/off, the median pair/solo vote, the flips */
+            char now[160] = "";
+            size_t nl = 0;
+            for (int j = 0; 2 * j + 1 < t.k && nl < sizeof now; j++) {
+                double med;
+                unsigned long ex, fl;
+                int on = mns_rsa_pair_now_(key, j, &med, &ex, &fl);
+                if (on >= 0 && med > 0)
+                    nl += (size_t)snprintf(now + nl, sizeof now - nl, " (%d,%d):%s:%.2f:%lu", 2 * j,
+                                           2 * j + 1, on ? "on" : "off", med, fl);
+                else if (on >= 0) /* fewer calls than the votes need */
+                    nl += (size_t)snprintf(now + nl, sizeof now - nl, " (%d,%d):%s:no-vote", 2 * j,
+                                           2 * j + 1, on ? "on" : "off");
+            }
+            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.3f %8.2f  %s; %.*s; now%s; entry+exit %.0f%% "
+                   "of a channel; key %.0f ms%s\n",
                    name, label, one, one_solo, two, two_solo, ossl > 0 ? ossl / one : 0, be,
-                   pr ? (int)strcspn(pr, "\n") : 0, pr ? pr : "", 100 * share, create,
-                   ma.bad ? "; ERRORS" : "");
+                   pr ? (int)strcspn(pr, "\n") : 0, pr ? pr : "", nl ? now : " -", 100 * share,
+                   create, ma.bad ? "; ERRORS" : "");
             mpz_clears(ma.in, ma.out, NULL);
             mns_rsa_free(key);
         }

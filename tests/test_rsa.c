@@ -234,6 +234,7 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
          * channels), and with every channel alone */
         int chosen[MNS_RSA_MAX_PRIMES / 2];
         memcpy(chosen, key->pair_on, sizeof chosen);
+        key->adapt = 0; /* the forced choices stay as forced */
         for (int force = 0; force < 3; force++) {
             for (int j = 0; 2 * j + 1 < t->k; j++)
                 key->pair_on[j] = force == 0 ? chosen[j] : force == 1 ? key->x2[j] != 0 : 0;
@@ -246,6 +247,7 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
             }
         }
         memcpy(key->pair_on, chosen, sizeof chosen);
+        key->adapt = 1;
         /* fresh threads per call, and aliasing out = in */
         mpz_set(out, in);
         st = mns_rsa_private_ex_(key, out, out, t->k, MNS_RSA_THREADS_SPAWN, -1, 0);
@@ -492,6 +494,89 @@ static void test_concurrent(void)
     rsa_test_key_clear(&t);
 }
 
+/* ---- pairs decided again at run time (adapt.c) ---- */
+
+/* The vote on synthetic times: a pair that takes 0.86 of its channels
+ * alone is turned on after MNS_RSA_ADAPT_MIN_VOTES explorations, one that
+ * takes 1.10 off again, an outlier among five votes changes nothing, and
+ * an exploration without a reference call is no vote. */
+static void test_adapt_vote(void)
+{
+    mns_rsa_adapt a;
+    memset(&a, 0, sizeof a);
+    int on = 0;
+    on = mns_rsa_adapt_record(&a, on, 1, 86.0);
+    MT_CHECK(on == 0 && a.votes == 0, "adapt: an exploration without reference voted");
+    for (int v = 0; v < MNS_RSA_ADAPT_MIN_VOTES; v++) {
+        MT_CHECK(on == 0, "adapt: turned on after %d votes", v);
+        on = mns_rsa_adapt_record(&a, on, 0, 100.0); /* reference: solo */
+        on = mns_rsa_adapt_record(&a, on, 1, 86.0);  /* exploration: paired */
+    }
+    MT_CHECK(on == 1 && a.flips == 1 && a.median > 0.85f && a.median < 0.87f,
+             "adapt: pair at 0.86 not turned on (on %d, median %.3f)", on, (double)a.median);
+    /* an interrupted exploration (10x) among the votes */
+    on = mns_rsa_adapt_record(&a, on, 1, 86.0);
+    on = mns_rsa_adapt_record(&a, on, 0, 1000.0);
+    MT_CHECK(on == 1, "adapt: one outlier flipped the choice");
+    /* the machine changes: the pair now takes 1.10 */
+    int v = 0;
+    for (; v < 10 && on; v++) {
+        on = mns_rsa_adapt_record(&a, on, 1, 110.0); /* reference: paired */
+        on = mns_rsa_adapt_record(&a, on, 0, 100.0); /* exploration: solo */
+    }
+    MT_CHECK(on == 0 && v == 3 && a.flips == 2,
+             "adapt: pair at 1.10 turned off after %d votes (on %d, flips %lu)", v, on, a.flips);
+}
+
+/* On a key: every call right while explorations run the other plan, one
+ * exploration per period counted per pair that can share a stream, and
+ * calls on more threads, or with a slot of their own, leave it alone. */
+static void test_adapt_key(void)
+{
+    rsa_test_key t;
+    rsa_test_key_init(&t);
+    rsa_test_key_random(&t, 1024, 4, mt_rand);
+    mns_rsa *key;
+    if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, 4, spec_default()) != MNS_OK) {
+        MT_CHECK(0, "adapt: key refused: %s", mns_last_error());
+        rsa_test_key_clear(&t);
+        return;
+    }
+    mpz_t in, out, ref;
+    mpz_inits(in, out, ref, NULL);
+    const int periods = 4;
+    int bad = 0;
+    for (int i = 0; i < periods * MNS_RSA_ADAPT_PERIOD; i++) {
+        mpz_urandomm(in, mt_rand, t.n);
+        mpz_powm(ref, in, t.d, t.n);
+        bad += mns_rsa_private(key, out, in, 1 + (i & 1)) != MNS_OK || mpz_cmp(out, ref) != 0;
+        /* three threads: not adaptable (pairs 0 and 1 cannot both form) */
+        if (i % 16 == 0)
+            bad += mns_rsa_private(key, out, in, 3) != MNS_OK || mpz_cmp(out, ref) != 0;
+    }
+    MT_CHECK(bad == 0, "adapt: %d wrong results while pairs were re-decided", bad);
+    MT_CHECK(key->calls == (unsigned long)periods * MNS_RSA_ADAPT_PERIOD,
+             "adapt: %lu adaptable calls counted, %d made", key->calls,
+             periods * MNS_RSA_ADAPT_PERIOD);
+    for (int j = 0; j < 2; j++) {
+        double med;
+        unsigned long ex, fl;
+        int now = mns_rsa_pair_now_(key, j, &med, &ex, &fl);
+        if (now < 0)
+            continue;
+        printf("test_rsa: adapt pair %d: %s, median %.3f, %lu explorations, %lu flips\n", j,
+               now ? "on" : "off", med, ex, fl);
+        /* the first exploration may come before any reference call on
+         * the installed plan only if the key had none: never here */
+        MT_CHECK(ex == (unsigned long)periods, "adapt: pair %d explored %lu times in %d periods",
+                 j, ex, periods);
+        MT_CHECK(ex < MNS_RSA_ADAPT_MIN_VOTES || med > 0, "adapt: pair %d has no median", j);
+    }
+    mpz_clears(in, out, ref, NULL);
+    mns_rsa_free(key);
+    rsa_test_key_clear(&t);
+}
+
 /* ---- the backends one by one, on small keys ---- */
 
 static void test_specs(void)
@@ -537,6 +622,8 @@ int main(void)
         test_kat();
         test_refusals();
         test_concurrent();
+        test_adapt_vote();
+        test_adapt_key();
         test_specs();
     }
     rsa_test_key t;

@@ -91,6 +91,23 @@ typedef struct mns_rsa_choice {
 
 typedef struct mns_rsa_pool mns_rsa_pool;
 
+/* A pair's run-time choice (adapt.c): one call in MNS_RSA_ADAPT_PERIOD runs
+ * the pair the other way; the ratio pair time / solo time of that call and
+ * the key's previous one is a vote, and the median of the last
+ * MNS_RSA_ADAPT_VOTES votes (once there are MNS_RSA_ADAPT_MIN_VOTES)
+ * decides: paired below MNS_RSA_PAIR_GAIN. */
+#define MNS_RSA_ADAPT_PERIOD 64
+#define MNS_RSA_ADAPT_VOTES 5
+#define MNS_RSA_ADAPT_MIN_VOTES 3
+#define MNS_RSA_PAIR_GAIN 0.97
+typedef struct mns_rsa_adapt {
+    double last;        /* ns of the pair's work in the last call on the installed plan */
+    float ratio[MNS_RSA_ADAPT_VOTES];
+    int votes, next;    /* ratios held; where the next one goes */
+    float median;       /* of the votes at the last decision (0: none yet) */
+    unsigned long explored, flips;
+} mns_rsa_adapt;
+
 /* Everything one private operation writes, allocated once (with the key, or
  * per call when another call holds the key's slot): no allocation on the
  * signing path. Lengths depend on public sizes only (layout in rsa.c).
@@ -129,7 +146,14 @@ struct mns_rsa {
     int x2[MNS_RSA_MAX_PRIMES / 2];
     int pair_on[MNS_RSA_MAX_PRIMES / 2];
     double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
-    int npairs;         /* pairs with pair_on */
+    int npairs;         /* pairs with pair_on when the key was made */
+    /* pair_on is decided again while the key is used (adapt.c), by the
+     * calls that hold the key's slot and could pair every pair (threads <=
+     * k - k / 2); adapt = 0 keeps it as it is (tests that force it).
+     * pair_on is read by concurrent calls: atomic loads and stores */
+    int adapt;
+    unsigned long calls; /* adaptable calls so far */
+    mns_rsa_adapt adapt_state[MNS_RSA_MAX_PRIMES / 2];
     int chosen;         /* "auto": channels and pairs chosen by choose.c */
     mns_rsa_choice choice[(MNS_RSA_MAX_PRIMES + 1) / 2];
     size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
@@ -197,6 +221,21 @@ const char *mns_rsa_alt_spec(void);
  * its two channels' time one after the other, both timed as whole jobs
  * like the units above (0 if the timing could not run). */
 double mns_rsa_pair_ratio(const mns_rsa *key, int j);
+
+/* --- adapt.c: pairs decided again at run time --- */
+
+/* 1 if the adaptable call with this index (key->calls) explores */
+int mns_rsa_adapt_explores(unsigned long call);
+/* Records ns, the time of a pair's work in one call: paired (one x2 job)
+ * or not (its two channels' jobs summed); on: the installed choice. A call
+ * on the installed plan sets the reference; an exploration adds a vote.
+ * Returns the choice from now on. */
+int mns_rsa_adapt_record(mns_rsa_adapt *a, int on, int ran_paired, double ns);
+/* Test and benchmark entry: pair j's installed choice now (1 paired), with
+ * the median vote (0 if none yet), the explorations and the flips so far;
+ * -1 if j is not a pair that can share a stream. */
+int mns_rsa_pair_now_(const mns_rsa *key, int j, double *median, unsigned long *explored,
+                      unsigned long *flips);
 
 /* --- channel.c: entry and exit --- */
 
