@@ -217,6 +217,8 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
          * it (pmns(-ifma) may report a larger delta: its set's own) */
         const char *d = mns_rsa_describe(key);
         for (const char *l = strstr(d, "\n ch"); l; l = strstr(l + 1, "\n ch")) {
+            if (l[4] < '0' || l[4] > '9') /* a "choice(...)" line, not a channel */
+                continue;
             int len = (int)strcspn(l + 1, "\n");
             char line[1024];
             snprintf(line, sizeof line, "%.*s", len, l + 1);

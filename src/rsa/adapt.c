@@ -56,7 +56,7 @@ int mns_rsa_adapt_record(mns_rsa_adapt *a, int on, int ran_paired, double ns)
     if (a->votes < MNS_RSA_ADAPT_MIN_VOTES)
         return on;
     a->median = median(a->ratio, a->votes);
-    int now = a->median < MNS_RSA_PAIR_GAIN;
+    int now = a->median < MNS_RSA_ADAPT_GAIN;
     a->flips += now != on;
     return now;
 }

@@ -22,15 +22,16 @@
  *      care about the order: its constants are made after this);
  *   2. for each pair, every option is timed as a whole job (entry,
  *      exponentiation(s), exit; the real padded exponents): each channel
- *      alone on the table's backend and on rns-ifma, the pair on the
- *      table's backend (after making the two shapes equal where needed) and
- *      on rns-ifma. All units run in turn, round after round, BLOCKS blocks
+ *      alone on the table's backend and on the alternative (rns-ifma, or
+ *      pmns-mp-ifma where the table gives rns-ifma: alt_spec), the pair on
+ *      the table's backend (after making the two shapes equal where needed)
+ *      and on the alternative. All units run in turn, round after round, BLOCKS blocks
  *      of ROUNDS rounds after one untimed warm-up run each; a unit's score
  *      is the median of its block minima (the minimum filters preemption,
  *      the median a block that caught a slow phase of the machine);
  *   3. the pair's time is the smallest of: the best solo of each channel
- *      summed, the table pair, the rns-ifma pair; the winner is installed.
- * On a CPU without IFMA, mont takes rns-ifma's place (mns_rsa_alt_spec).
+ *      summed, the table pair, the alternative's pair; the winner is installed.
+ * On a CPU without IFMA, mont takes rns-ifma's place (alt_spec).
  * The choice optimises a call on fewer threads than channels (one thread:
  * the figures issue 8 asks for); a channel chosen for its pair also runs
  * alone when there are threads enough. */
@@ -243,30 +244,53 @@ double mns_rsa_pair_ratio(const mns_rsa *key, int j)
 
 static int shape_of(const mns_rsa_channel *c, int *n, int *s);
 
-/* The backend timed against the table's: rns-ifma where the CPU has IFMA;
- * elsewhere mont (GMP's mpn). Without IFMA the table's pmns-mp takes a shape
- * per prime, and some lose to mont: on the Zen 3 of session 13 the bench's
- * RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3 against 7.2-7.6 M
- * on mont, in two runs. */
-const char *mns_rsa_alt_spec(void) { return mns_cpu_has_ifma() ? "rns-ifma" : "mont"; }
-
-static int is_alt(const mns_rsa_channel *c)
+/* out <- the backend's name: the first word of the field's description */
+static void backend_name(char *out, size_t cap, const mns_rsa_channel *c)
 {
-    const char *a = mns_rsa_alt_spec(), *da = mns_field_describe(c->f);
-    const size_t l = strlen(a);
-    return strncmp(da, a, l) == 0 && da[l] == ' ';
+    const char *da = mns_field_describe(c->f);
+    snprintf(out, cap, "%.*s", (int)strcspn(da, " "), da);
 }
 
-/* *r <- channel c's prime on the alternative backend (mns_rsa_alt_spec), unless c is
- * there already or it cannot be made: 0 then (*r zeroed). */
+static int on_backend(const mns_rsa_channel *c, const char *name)
+{
+    const char *da = mns_field_describe(c->f);
+    const size_t l = strlen(name);
+    return strncmp(da, name, l) == 0 && da[l] == ' ';
+}
+
+/* The backend timed against channel c's (the table's), NULL if none:
+ *   - rns-ifma where the CPU has IFMA; elsewhere mont (GMP's mpn). Without
+ *     IFMA the table's pmns-mp takes a shape per prime, and some lose to
+ *     mont: on the Zen 3 of session 13 the bench's RSA-3072 key signed in
+ *     9.8-11.6 M ticks on pmns-mp:s=3 against 7.2-7.6 M on mont;
+ *   - where the table gives rns-ifma already, pmns-mp-ifma up to
+ *     MNS_RSA_ALT_PMNS_BITS (session 19, Xeon model 207, one process, TSC
+ *     ticks per product): at 1536 bits its squaring took 0.96x and its
+ *     product 1.10x rns-ifma's, its pair 0.97 of two solos against
+ *     rns-ifma's 1.01-1.07, and RSA-3072 signed in 0.95-0.99x the
+ *     rns-ifma time; at 2048 bits it lost (1.01x, 1.14x) and its
+ *     parameters take 0.1-0.3 s per prime, so it is not timed there. */
+#define MNS_RSA_ALT_PMNS_BITS 1800
+static const char *alt_spec(const mns_rsa_channel *c)
+{
+    if (!mns_cpu_has_ifma())
+        return on_backend(c, "mont") ? NULL : "mont";
+    if (!on_backend(c, "rns-ifma"))
+        return "rns-ifma";
+    return c->bits <= MNS_RSA_ALT_PMNS_BITS ? "pmns-mp-ifma:delta=0" : NULL;
+}
+
+/* *r <- channel c's prime on its alternative backend (alt_spec), unless it has
+ * none or it cannot be made: 0 then (*r zeroed). */
 static int make_alt(mns_rsa_channel *r, const mns_rsa_channel *c, const mpz_t d,
                     const mpz_t *primes)
 {
     memset(r, 0, sizeof *r);
-    if (is_alt(c))
+    const char *alt = alt_spec(c);
+    if (!alt)
         return 0;
     double t0 = mns_now_ms();
-    if (mns_rsa_channel_make(r, d, primes, c->pi, mns_rsa_alt_spec()) != MNS_OK) {
+    if (mns_rsa_channel_make(r, d, primes, c->pi, alt) != MNS_OK) {
         mns_rsa_channel_clear(r);
         mns_error_clear();
         return 0;
@@ -308,7 +332,7 @@ static void group_channels(mns_rsa *key)
         key->ch[i] = tmp[i];
 }
 
-/* The last channel of an odd key: the table's backend or rns-ifma, alone. */
+/* The last channel of an odd key: the table's backend or the alternative, alone. */
 static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
 {
     mns_rsa_choice *ch = &key->choice[i / 2];
@@ -320,6 +344,7 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
         snprintf(ch->pick, sizeof ch->pick, "table");
         return;
     }
+    backend_name(ch->alt, sizeof ch->alt, &r);
     unit u[2];
     memset(u, 0, sizeof u);
     int ok = unit_init(&u[0], &key->ch[i], NULL, 0, key->nn) &&
@@ -335,7 +360,7 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
         r.create_ms += key->ch[i].create_ms;
         mns_rsa_channel_clear(&key->ch[i]);
         key->ch[i] = r;
-        snprintf(ch->pick, sizeof ch->pick, "%s", mns_rsa_alt_spec());
+        memcpy(ch->pick, ch->alt, sizeof ch->alt);
     } else {
         key->ch[i].create_ms += r.create_ms;
         mns_rsa_channel_clear(&r);
@@ -361,11 +386,13 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     }
     for (int x = 0; x < 2; x++)
         hasR[x] = make_alt(&R[x], &T[x], d, primes);
+    if (hasR[0] || hasR[1])
+        backend_name(ch->alt, sizeof ch->alt, hasR[0] ? &R[0] : &R[1]);
     const mns_rsa_channel *pa = hasH[0] ? &H[0] : &T[0], *pb = hasH[1] ? &H[1] : &T[1];
     int tpair = mns_field_x2(pa->f, pb->f) != 0;
     int rpair = hasR[0] && hasR[1] && mns_field_x2(R[0].f, R[1].f);
 
-    /* units: 0, 1 table solos; 2, 3 rns-ifma solos; 4 table pair; 5 rns-ifma pair */
+    /* units: 0, 1 table solos; 2, 3 alternative solos; 4 table pair; 5 alternative pair */
     unit u[6];
     int idx[6], m = 0, ok = 1;
     for (int x = 0; x < 6; x++)
@@ -402,14 +429,14 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     ch->solo_r[1] = sc[3];
     ch->pair_t = sc[4];
     ch->pair_r = sc[5];
-    /* the best solo of each channel (0: table, 1: rns-ifma) */
+    /* the best solo of each channel (0: table, 1: the alternative) */
     int useR[2];
     double solo = 0;
     for (int x = 0; x < 2; x++) {
         useR[x] = sc[2 + x] >= 0 && sc[2 + x] < sc[x];
         solo += useR[x] ? sc[2 + x] : sc[x];
     }
-    int pick = 0; /* 0 solos, 1 table pair, 2 rns-ifma pair */
+    int pick = 0; /* 0 solos, 1 table pair, 2 the alternative's pair */
     double best = solo;
     if (sc[4] >= 0 && sc[4] < best) {
         pick = 1;
@@ -446,9 +473,11 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     key->ch[2 * j] = win[0];
     key->ch[2 * j + 1] = win[1];
     key->pair_on[j] = pick != 0;
-    if (pick == 2)
-        snprintf(ch->pick, sizeof ch->pick, "%s-pair", mns_rsa_alt_spec());
-    else
+    if (pick == 2) {
+        char alt[sizeof ch->alt];
+        memcpy(alt, ch->alt, sizeof alt);
+        snprintf(ch->pick, sizeof ch->pick, "%s-pair", alt);
+    } else
         snprintf(ch->pick, sizeof ch->pick, "%s", pick == 1 ? "table-pair" : "solo");
 }
 

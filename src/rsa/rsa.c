@@ -288,8 +288,8 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                         "\n choice(%s) %s us: solo table %.0f/%.0f %s %.0f/%.0f pair table "
                         "%.0f %s %.0f",
                         who, q->pick, q->solo_t[0] * 1e-3, q->solo_t[1] * 1e-3,
-                        mns_rsa_alt_spec(), q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
-                        q->pair_t * 1e-3, mns_rsa_alt_spec(), q->pair_r * 1e-3);
+                        q->alt[0] ? q->alt : "-", q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
+                        q->pair_t * 1e-3, q->alt[0] ? q->alt : "-", q->pair_r * 1e-3);
     }
     return MNS_OK;
 }

@@ -81,12 +81,14 @@ typedef struct mns_rsa_channel {
 
 /* What choose.c measured for pair j of an "auto" key (or its last, single
  * channel): ns per job, median of block minima, -1 where not timed;
- * solo_t / solo_r: each channel alone on the table's backend / rns-ifma,
+ * solo_t / solo_r: each channel alone on the table's backend / the
+ * alternative (alt: its name, rns-ifma, pmns-mp-ifma or mont; "" if none),
  * pair_t / pair_r: the pair on each; pick: what was installed. */
 typedef struct mns_rsa_choice {
     int done;
     double solo_t[2], solo_r[2], pair_t, pair_r;
-    char pick[16];
+    char alt[24];
+    char pick[32];
 } mns_rsa_choice;
 
 typedef struct mns_rsa_pool mns_rsa_pool;
@@ -95,11 +97,15 @@ typedef struct mns_rsa_pool mns_rsa_pool;
  * the pair the other way; the ratio pair time / solo time of that call and
  * the key's previous one is a vote, and the median of the last
  * MNS_RSA_ADAPT_VOTES votes (once there are MNS_RSA_ADAPT_MIN_VOTES)
- * decides: paired below MNS_RSA_PAIR_GAIN. */
+ * decides: paired below MNS_RSA_ADAPT_GAIN. No margin below 1 (the
+ * creation probe of explicit specs asks 0.97 of one measurement): the
+ * median of five filters the noise, and an exploration runs the other
+ * plan's code first after 63 calls, so its own vote leans towards the
+ * installed plan already. */
 #define MNS_RSA_ADAPT_PERIOD 64
 #define MNS_RSA_ADAPT_VOTES 5
 #define MNS_RSA_ADAPT_MIN_VOTES 3
-#define MNS_RSA_PAIR_GAIN 0.97
+#define MNS_RSA_ADAPT_GAIN 1.0
 typedef struct mns_rsa_adapt {
     double last;        /* ns of the pair's work in the last call on the installed plan */
     float ratio[MNS_RSA_ADAPT_VOTES];
@@ -215,8 +221,6 @@ void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
  * then each pair's backends and pairing chosen by timing every option
  * (sets pair_on, probe_ratio, choice; x2 and pw_words are plan_pairs'). */
 void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes);
-/* the backend the choice times against the table's: rns-ifma with IFMA, else mont */
-const char *mns_rsa_alt_spec(void);
 /* Keys with an explicit spec: pair j's time through mns_field_powm_x2 over
  * its two channels' time one after the other, both timed as whole jobs
  * like the units above (0 if the timing could not run). */
