@@ -65,9 +65,12 @@ def against_mns(key, bits, digest, a):
     ratio = [statistics.median([o / x for o, x in zip(mins[0], mins[i])]) for i in (1, 2)]
     a.ratios.setdefault(bits, []).append(ratio[0])
     threads = statistics.median([x1 / x2 for x1, x2 in zip(mins[1], mins[2])])
+    # the channels' backends (first word after "set_words"/"digits..." on each ch line)
+    lines = m.describe().splitlines()
+    backends = [l.split("entry=")[1].split()[1] for l in lines[1:] if l.startswith(" ch") and "entry=" in l]
     print(f"RSA-{bits} x2    OpenSSL 4 {med[0]:8.3f}   mns 1 thr {med[1]:8.3f}   2 thr {med[2]:8.3f}"
           f"   OpenSSL 4 / mns: 1 thr {ratio[0]:5.2f}  2 thr {ratio[1]:5.2f}   mns 2 thr / 1 thr speed {threads:5.2f}"
-          f"   [{' '.join(m.describe().splitlines()[0].split()[4:])}]", flush=True)
+          f"   [{' '.join(lines[0].split()[4:])} {'/'.join(backends)}]", flush=True)
 
 
 def main():
