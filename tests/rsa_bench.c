@@ -7,6 +7,9 @@
  * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q] [-n]
  *        mns-rsa-bench -K keys [--bits B] [--seed S]: random 2-prime keys,
  *        mns auto against EVP_PKEY_sign key by key (the spread over keys)
+ *        mns-rsa-bench -A seconds [--bits B] [--seed S]: one key with its
+ *        pairs decided again while it runs against the same key fixed at
+ *        its creation choice (adapt_ab below)
  *   -s may be repeated (default: auto, mont, pmns-ifma, rns-ifma; specs that
  *   cannot serve a key are reported and skipped). -q: the small keys only.
  *   At the end, tests/rsa_cryptography_bench.py times the `cryptography`
@@ -33,6 +36,7 @@
 
 #include "mns.h"
 #include "mns_rsa.h"
+#include "core/clock.h"
 #include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
 #include "rsa_keygen.h"
@@ -339,12 +343,85 @@ static void random_keys(int count, size_t bits, unsigned long seed)
     gmp_randclear(r);
 }
 
+/* ---- the run-time choice of pairs (-A) ---- */
+
+/* -A S: one random 2-prime key ("auto", --bits, --seed) for S seconds, in
+ * groups of 64 one-thread signatures that alternate between the key as it
+ * is (its pairs decided again while it runs, src/rsa/adapt.c) and the same
+ * key with its pairs as chosen at creation and the run-time choice off
+ * (the adaptive state is saved and put back around those groups, so both
+ * run the same channels). Every 20 groups of each: the median group, the
+ * ratio, and the adaptive pair's state; at the end the mean over all. On a
+ * machine whose speed comes in phases this shows what the key made in one
+ * phase would have lost in the others. */
+static void adapt_ab(double seconds, size_t bits, unsigned long seed)
+{
+    gmp_randstate_t r;
+    gmp_randinit_default(r);
+    gmp_randseed_ui(r, seed);
+    bkey t;
+    rsa_test_key_make(&t, bits, 2, r);
+    mns_rsa *key;
+    if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
+        printf("mns_rsa_new failed: %s\n", mns_last_error());
+        rsa_test_key_clear(&t);
+        gmp_randclear(r);
+        return;
+    }
+    const char *d = mns_rsa_describe(key);
+    printf("RSA-%zu (seed %lu), groups of 64 signatures on 1 thread, M TSC ticks per signature: "
+           "adaptive / fixed at creation\n%.*s\n",
+           bits, seed, (int)strcspn(d, "\n"), d);
+    mpz_t in, out;
+    mpz_inits(in, out, NULL);
+    mpz_urandomm(in, r, t.n);
+    const int created = key->pair_on[0];
+    int live = created;
+    mns_rsa_adapt state = key->adapt_state[0];
+    unsigned long calls = key->calls;
+    double sa = 0, sb = 0, t0 = mns_now_ns();
+    long groups = 0;
+    int bad = 0;
+    for (int g = 0; (mns_now_ns() - t0) * 1e-9 < seconds; g++) {
+        double ga[20], gb[20];
+        for (int i = 0; i < 20; i++) {
+            key->pair_on[0] = live, key->adapt_state[0] = state, key->calls = calls, key->adapt = 1;
+            uint64_t c0 = __rdtsc();
+            for (int j = 0; j < 64; j++)
+                bad += mns_rsa_private(key, out, in, 1) != MNS_OK;
+            uint64_t c1 = __rdtsc();
+            live = key->pair_on[0], state = key->adapt_state[0], calls = key->calls;
+            key->pair_on[0] = created, key->adapt = 0;
+            for (int j = 0; j < 64; j++)
+                bad += mns_rsa_private(key, out, in, 1) != MNS_OK;
+            uint64_t c2 = __rdtsc();
+            ga[i] = (double)(c1 - c0) / 64e6, gb[i] = (double)(c2 - c1) / 64e6;
+            sa += ga[i], sb += gb[i], groups++;
+        }
+        qsort(ga, 20, sizeof ga[0], cmpd);
+        qsort(gb, 20, sizeof gb[0], cmpd);
+        printf("%4d %6.1fs  adaptive %.3f  fixed %.3f  ratio %.3f  pair %s, median vote %.2f, "
+               "%lu flips%s\n",
+               g, (mns_now_ns() - t0) * 1e-9, ga[10], gb[10], ga[10] / gb[10], live ? "on" : "off",
+               state.median, state.flips, bad ? "; ERRORS" : "");
+        fflush(stdout);
+    }
+    if (groups)
+        printf("all %ld groups: adaptive %.3f fixed %.3f M ticks per signature, ratio %.3f\n",
+               groups, sa / groups, sb / groups, sa / sb);
+    mpz_clears(in, out, NULL);
+    mns_rsa_free(key);
+    rsa_test_key_clear(&t);
+    gmp_randclear(r);
+}
+
 /* ---- main ---- */
 
 int main(int argc, char **argv)
 {
     const char *specs[16];
     int nspecs = 0, quick = 0, no_crypto = 0, rkeys = 0;
+    double adapt_s = 0;
     size_t rbits = 2048;
     unsigned long rseed = 1;
     for (int i = 1; i < argc; i++) {
@@ -360,6 +437,8 @@ int main(int argc, char **argv)
             no_crypto = 1;
         else if (!strcmp(argv[i], "-K") && i + 1 < argc)
             rkeys = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-A") && i + 1 < argc)
+            adapt_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
             rbits = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -367,8 +446,9 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n"
-                    "       %s -K keys [--bits B] [--seed S] [-b batches] [-r reps]\n",
-                    argv[0], argv[0]);
+                    "       %s -K keys [--bits B] [--seed S] [-b batches] [-r reps]\n"
+                    "       %s -A seconds [--bits B] [--seed S]\n",
+                    argv[0], argv[0], argv[0]);
             return 2;
         }
     }
@@ -378,6 +458,10 @@ int main(int argc, char **argv)
         reps = 1;
     if (rkeys > 0) {
         random_keys(rkeys, rbits, rseed);
+        return 0;
+    }
+    if (adapt_s > 0) {
+        adapt_ab(adapt_s, rbits, rseed);
         return 0;
     }
     if (!nspecs) {
