@@ -616,11 +616,11 @@ void mns_rsa_slot_give(const mns_rsa *ckey, mns_rsa_slot *sl, int own)
 
 /* One call's plan: job j runs channel a[j], and b[j] (>= 0) in the same
  * instruction stream when the two are paired; use[p]: whether pair p may
- * be formed; ns[j]: job j's time (for adapt.c). */
+ * be formed; timed: the call adapts (adapt.c), and ns[j] is job j's time. */
 typedef struct call {
     const mns_rsa *key;
     mns_rsa_slot *sl;
-    int jobs;
+    int jobs, timed;
     int a[MNS_RSA_MAX_PRIMES], b[MNS_RSA_MAX_PRIMES];
     int use[MNS_RSA_MAX_PRIMES / 2];
     double ns[MNS_RSA_MAX_PRIMES];
@@ -658,7 +658,7 @@ static void channel_job(void *arg, int j)
     const size_t nn = key->nn;
     const int a = c->a[j], b = c->b[j];
     const mns_rsa_channel *ca = &key->ch[a];
-    const double t0 = mns_now_ns();
+    const double t0 = c->timed ? mns_now_ns() : 0;
     mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
     uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
     if (b < 0) {
@@ -671,7 +671,8 @@ static void channel_job(void *arg, int j)
         mns_rsa_channel_out(cb, sl->s[b], sl->z[b], nn, sl->chs[b]);
     }
     mns_rsa_channel_out(ca, sl->s[a], sl->z[a], nn, sl->chs[a]);
-    c->ns[j] = mns_now_ns() - t0;
+    if (c->timed)
+        c->ns[j] = mns_now_ns() - t0;
 }
 
 /* Whether this call takes part in the run-time choice of pairs (adapt.c):
@@ -732,6 +733,7 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
     c.key = key;
     c.sl = sl;
     const int adapts = call_adapts(key, sl, threads, mode);
+    c.timed = adapts;
     /* an exploring call runs every pair the other way */
     const int explore = adapts && mns_rsa_adapt_explores(((mns_rsa *)key)->calls++);
     for (int p = 0; 2 * p + 1 < k; p++)
