@@ -9,7 +9,7 @@
 #include <mns.h>
 
 const char *const mb_known_backends[] = {
-    "mont", "auto", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns",
+    "mont", "mont-ifma", "auto", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns",
     "rns-ifma", "sor", "mpart", "bipartite", NULL,
 };
 
@@ -25,6 +25,7 @@ static const struct {
 } default_windows[] = {
     {"pmns", 0, 2048},         {"pmns-ifma", 0, 2048},     {"pmns-mp", 1024, 8192},
     {"pmns-mp-ifma", 1024, 8192}, {"mpart", 4096, ~0u},   {"bipartite", 4096, ~0u},
+    {"mont-ifma", 0, 4158}, /* its limit: 80 digits of 52 bits (src/mont/amm52.h) */
 };
 
 int mb_default_window(const char *name, unsigned bits)

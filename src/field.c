@@ -26,7 +26,7 @@ struct mns_field {
 };
 
 /* Backends, one line each. A number system adds its line here. */
-extern const mns_backend mns_backend_mont;
+extern const mns_backend mns_backend_mont, mns_backend_mont_ifma;
 extern const mns_backend mns_backend_mpart;
 extern const mns_backend mns_backend_bipartite;
 extern const mns_backend mns_backend_mpart_mont;
@@ -38,6 +38,7 @@ extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
 
 static const mns_backend *const backends[] = {
     &mns_backend_mont,
+    &mns_backend_mont_ifma,
     &mns_backend_mpart,
     &mns_backend_bipartite,
     &mns_backend_mpart_mont,
@@ -320,6 +321,11 @@ void mns_field_powm_scratch(const mns_field *f, uint64_t *r, const uint64_t *a, 
     }
     const mns_exp_ops ops = exp_ops(f);
     mns_exp_powm(&ops, r, a, e, scratch);
+}
+
+const void *mns_field_backend_ctx(const mns_field *f)
+{
+    return f->ctx;
 }
 
 int mns_field_x2(const mns_field *f0, const mns_field *f1)

@@ -35,7 +35,7 @@ if(MNS_RSA_VALGRIND AND NOT MNS_SANITIZE AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/
   target_include_directories(mns-rsa-ct PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME rsa-ct-valgrind COMMAND ${MNS_RSA_VALGRIND} -q --error-exitcode=42
     --track-origins=yes $<TARGET_FILE:mns-rsa-ct> mont mont:kernel=generic rns
-    rns-ifma:kernel=generic pmns)
+    rns-ifma:kernel=generic mont-ifma:kernel=generic pmns)
   add_test(NAME rsa-ct-valgrind-selftest COMMAND ${MNS_RSA_VALGRIND} -q --error-exitcode=42
     $<TARGET_FILE:mns-rsa-ct> --selftest mont)
   set_tests_properties(rsa-ct-valgrind rsa-ct-valgrind-selftest PROPERTIES

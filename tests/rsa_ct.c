@@ -23,8 +23,9 @@
  * and of d_i: mpn_sec_div_r normalises the divisor by the bit length of
  * p_i and powm takes the exponent's bit length (both public sizes) from
  * the top word. valgrind has no AVX-512: run with portable kernels (mont,
- * mont:kernel=generic, rns, rns-ifma:kernel=generic (its x2 entry point,
- * which makes two portable calls), pmns specs).
+ * mont:kernel=generic, rns, rns-ifma:kernel=generic and
+ * mont-ifma:kernel=generic (their x2 entry points, which make two portable
+ * calls), pmns specs).
  *
  * Usage: mns-rsa-ct [--selftest] SPEC...  (under valgrind --error-exitcode=N)
  * --selftest also runs a variable-time library call (get_mpz) on a marked

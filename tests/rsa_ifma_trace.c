@@ -6,7 +6,8 @@
  * of instruction addresses. A branch whose direction depends on the data
  * would make two traces differ; every trace of one operation must be equal.
  *
- * Operations traced per IFMA backend (pmns-ifma, pmns-mp-ifma, rns-ifma;
+ * Operations traced per IFMA backend (pmns-ifma, pmns-mp-ifma, rns-ifma,
+ * mont-ifma;
  * and pmns-mp's FMA kernel with 8 lanes, AVX-512F, unsplit and split) at
  * the RSA channel sizes: mul, sqr, add, sub, reduce, set_words, get_words
  * (where the backend has it; else the refusal is traced), powm with
@@ -219,10 +220,10 @@ int main(int argc, char **argv)
     }
     /* and pmns-mp's FMA kernel in its 8-lane (AVX-512F) instances, which
      * valgrind (ctime-valgrind-pmns-mp) cannot run: unsplit and split */
-    static const char *const specs[] = {"pmns-ifma", "pmns-mp-ifma", "rns-ifma",
+    static const char *const specs[] = {"pmns-ifma", "pmns-mp-ifma", "rns-ifma", "mont-ifma",
                                         "pmns-mp:kernel=fma,lanes=8",
                                         "pmns-mp:kernel=fma,lanes=8,base=1"};
-    const int nspecs = 5;
+    const int nspecs = 6;
     size_t bits[8] = {1024, 1536};
     int nbits = 2;
     if (argc > 1) {

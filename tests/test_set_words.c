@@ -128,13 +128,16 @@ int main(void)
 {
     mt_init("set_words");
     static const size_t small[] = {64, 127, 256, 521, 1024, 1536, 2048};
-    static const char *const wide[] = {"mont", "mont:kernel=generic", "rns", "rns-ifma",
+    static const char *const wide[] = {"mont",     "mont:kernel=generic",     "mont-ifma",
+                                       "mont-ifma:kernel=generic", "rns", "rns-ifma",
                                        "rns-ifma:kernel=generic"};
     for (size_t s = 0; s < sizeof wide / sizeof wide[0]; s++)
         for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
             check(wide[s], small[i]);
     check("mont", 4096);
     check("rns-ifma", 4096);
+    check("mont-ifma", 4096);
+    check("mont-ifma:kernel=generic", 4096);
     /* PMNS parameters are generated per prime: fewer, smaller sizes */
     static const size_t pm[] = {64, 256, 521, 1024};
     for (size_t i = 0; i < sizeof pm / sizeof pm[0]; i++) {

@@ -105,8 +105,8 @@ def cmd_info(args):
         print(f"MNS_CPU={os.environ['MNS_CPU']}")
     probe = args.p if args.p else 2**255 - 19
     print(f"backends serving p = {probe:#x} ({probe.bit_length()} bits):")
-    for name in ("auto", "mont", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns",
-                 "rns-ifma", "sor", "mpart", "bipartite"):
+    for name in ("auto", "mont", "mont-ifma", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma",
+                 "rns", "rns-ifma", "sor", "mpart", "bipartite"):
         try:
             F = mns.Field(probe, name)
             print(f"  {name:13} {F.describe}")

@@ -56,4 +56,8 @@ void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, co
                        const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
                        uint64_t *scratch0, uint64_t *scratch1);
 
+/* The backend's own context (its mns_backend_inst.ctx), for tests that drive
+ * a backend's kernels directly on its representation (test_mont_ifma.c). */
+const void *mns_field_backend_ctx(const mns_field *f);
+
 #endif
