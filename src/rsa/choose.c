@@ -22,8 +22,8 @@
  *      care about the order: its constants are made after this);
  *   2. for each pair, every option is timed as a whole job (entry,
  *      exponentiation(s), exit; the real padded exponents): each channel
- *      alone on the table's backend and on the alternative (rns-ifma, or
- *      pmns-mp-ifma where the table gives rns-ifma: alt_spec), the pair on
+ *      alone on the table's backend and on the alternative (mont-ifma:
+ *      alt_spec), the pair on
  *      the table's backend (after making the two shapes equal where needed)
  *      and on the alternative. All units run in turn, round after round, BLOCKS blocks
  *      of ROUNDS rounds after one untimed warm-up run each; a unit's score
@@ -31,7 +31,7 @@
  *      the median a block that caught a slow phase of the machine);
  *   3. the pair's time is the smallest of: the best solo of each channel
  *      summed, the table pair, the alternative's pair; the winner is installed.
- * On a CPU without IFMA, mont takes rns-ifma's place (alt_spec).
+ * On a CPU without IFMA, mont takes mont-ifma's place (alt_spec).
  * The choice optimises a call on fewer threads than channels (one thread:
  * the figures issue 8 asks for); a channel chosen for its pair also runs
  * alone when there are threads enough. */
@@ -259,25 +259,25 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
 }
 
 /* The backend timed against channel c's (the table's), NULL if none:
- *   - rns-ifma where the CPU has IFMA; elsewhere mont (GMP's mpn). Without
- *     IFMA the table's pmns-mp takes a shape per prime, and some lose to
- *     mont: on the Zen 3 of session 13 the bench's RSA-3072 key signed in
- *     9.8-11.6 M ticks on pmns-mp:s=3 against 7.2-7.6 M on mont;
- *   - where the table gives rns-ifma already, pmns-mp-ifma up to
- *     MNS_RSA_ALT_PMNS_BITS (session 19, Xeon model 207, one process, TSC
- *     ticks per product): at 1536 bits its squaring took 0.96x and its
- *     product 1.10x rns-ifma's, its pair 0.97 of two solos against
- *     rns-ifma's 1.01-1.07, and RSA-3072 signed in 0.95-0.99x the
- *     rns-ifma time; at 2048 bits it lost (1.01x, 1.14x) and its
- *     parameters take 0.1-0.3 s per prime, so it is not timed there. */
-#define MNS_RSA_ALT_PMNS_BITS 1800
+ *   - mont-ifma where the CPU has IFMA (session 20, Xeon model 207, 2-prime
+ *     keys, one thread, the same keys in one process, M ticks per
+ *     signature, "auto" before this change against the key on mont-ifma):
+ *     RSA-3072 1.85-1.89 against 1.67-1.68 on 3 keys, RSA-4096 3.27-3.33
+ *     against 3.18 on 3 keys, 4-prime RSA-4096 1.94-2.17 against 1.83-1.88;
+ *     RSA-2048 depends on the machine's phase (1.005 / 0.917 / 0.559
+ *     against 0.974 / 0.949 / 0.686), which is what the timing below
+ *     settles. It replaces the earlier alternatives (rns-ifma, and
+ *     pmns-mp-ifma:delta=0 up to 1800 bits where the table gives rns-ifma),
+ *     which mont-ifma beat at every size where they were timed;
+ *   - elsewhere mont (GMP's mpn). Without IFMA the table's pmns-mp takes a
+ *     shape per prime, and some lose to mont: on the Zen 3 of session 13 the
+ *     bench's RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3
+ *     against 7.2-7.6 M on mont. */
 static const char *alt_spec(const mns_rsa_channel *c)
 {
     if (!mns_cpu_has_ifma())
         return on_backend(c, "mont") ? NULL : "mont";
-    if (!on_backend(c, "rns-ifma"))
-        return "rns-ifma";
-    return c->bits <= MNS_RSA_ALT_PMNS_BITS ? "pmns-mp-ifma:delta=0" : NULL;
+    return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
 
 /* *r <- channel c's prime on its alternative backend (alt_spec), unless it has
