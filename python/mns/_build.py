@@ -284,6 +284,10 @@ ffibuilder.set_source(
     SHIM,
     include_dirs=[os.path.join(ROOT, "include")],
     extra_objects=[os.path.join(BUILD, "libmns.a")],
+    # a rebuilt libmns.a relinks the extension: setuptools compares only the
+    # sources and `depends` with the built module, so without this a
+    # reinstall after a library change kept the old library (python/build/)
+    depends=[os.path.join(BUILD, "libmns.a")],
     libraries=_private_libs(),
     define_macros=[("MNSPY_BUILD_DIR", '"%s"' % BUILD.replace("\\", "\\\\").replace('"', '\\"'))],
 )

@@ -11,8 +11,9 @@ SEED = int(os.environ.get("MNS_TEST_SEED", "0") or 0)
 print(f"test_field.py: hypothesis derandomized, MNS_TEST_SEED={SEED}")
 
 PRIMES = [2**127 - 1, 2**255 - 19, 2**521 - 1, (1 << 1024) - 105, 2**448 - 2**224 - 1]
-BACKENDS = ["auto", "mont", "mont:kernel=generic", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma",
-            "mpart:threads=1", "bipartite", "sor", "sor-ifma"]
+BACKENDS = ["auto", "mont", "mont:kernel=generic", "mont-ifma", "mont-ifma:kernel=generic", "pmns",
+            "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma", "mpart:threads=1", "bipartite", "sor",
+            "sor-ifma"]
 
 
 def fields():
@@ -99,7 +100,8 @@ def test_version_and_features():
     assert isinstance(mns.cpu_features(), str)
 
 
-RANDOM_BACKENDS = ["auto", "mont", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns", "rns-ifma", "bipartite"]
+RANDOM_BACKENDS = ["auto", "mont", "mont-ifma:kernel=generic", "pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma", "rns",
+                   "rns-ifma", "bipartite"]
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
