@@ -19,12 +19,11 @@
  * for them (the reason this backend exists, see amm52.h). One product leaves
  * the IFMA ports half idle (the chain above is ~25 cycles a step on the
  * Xeon of docs/results); mul_x2 runs the steps of two products interleaved
- * in one loop, as OpenSSL's rsaz _x2 kernels do. Measured in one process
- * against variants (TSC ticks per call, 1024 / 1536 / 2048-bit p): this form
- * 400 / 594 / 787 alone, 478 / 911 / 1096 for two; with the b-terms summed
- * apart and added (a shorter chain) 357 / 539 / 707 alone but 472 / 1004 /
- * 1224 for two; with p scaled to k0 p = -1 mod 2^52 (q = t mod 2^52, no
- * imul; one more digit) 392 / 633 / 871 and 447 / 907 / 1293.
+ * in one loop, as OpenSSL's rsaz _x2 kernels do (two forms of the step,
+ * below). Tried and left out: p scaled to k0 p = -1 mod 2^52, so that
+ * q = t mod 2^52 without an imul, at one more digit: 392 / 633 / 871 TSC
+ * ticks alone and 447 / 907 / 1293 for two at 1024 / 1536 / 2048 bits,
+ * against the kept forms' 357 / 539 / 707 and 478 / 911 / 1096.
  * nv is a compile-time constant in every instance (1 .. MNS_AMM52_MAX_NV),
  * so the window lives in registers. */
 #include "mont/amm52.h"
@@ -34,18 +33,39 @@
 
 #define LD(p) _mm512_loadu_si512((const void *)(p))
 
-/* one product in flight: the window x, a and a' in registers, the scalars
- * of the q chain (x0: the exact value of the window's first position) */
+/* One product in flight: the window x, a and a' in registers, the scalars
+ * of the q chain (x0: the exact value of the window's first position).
+ *
+ * Two forms of a step, a compile-time SPLIT:
+ *   - chained (SPLIT = 0, mul_x2): the b-terms of the next step are added to
+ *     the shifted window itself, so the window's chain is a shift and four
+ *     vpmadd52 a step;
+ *   - split (SPLIT = 1, mul): they are summed from zero in bt, beside the
+ *     chain, and added with one vpaddq after the shift: the chain is a
+ *     shift, an add and two vpmadd52, at nv more additions a step.
+ * Alone, a product is latency-bound and the split form wins; two
+ * interleaved products fill the IFMA ports, and the additions cost more than
+ * the shorter chain gains. Measured in one process (TSC ticks per call,
+ * 1024 / 1536 / 2048-bit p): alone, chained 400 / 594 / 787 and split
+ * 357 / 539 / 707; two products, chained 478 / 911 / 1096 and split 472 /
+ * 1004 / 1224. */
 typedef struct {
-    __m512i x[MNS_AMM52_MAX_NV];
+    __m512i x[MNS_AMM52_MAX_NV], bt[MNS_AMM52_MAX_NV];
     __m512i a[MNS_AMM52_MAX_NV], a1[MNS_AMM52_MAX_NV];
     const uint64_t *p;
     uint64_t k0, a0, p0, p1, x0, carry;
 } amm_lane;
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
-amm_b_terms(amm_lane *s, uint64_t bi, int shift, const int NV)
+amm_b_terms(amm_lane *s, uint64_t bi, int shift, const int NV, const int SPLIT)
 {
     const __m512i B = _mm512_set1_epi64((long long)bi);
+    if (SPLIT) {
+#pragma GCC unroll 10
+        for (int v = 0; v < NV; v++)
+            s->bt[v] = _mm512_madd52hi_epu64(
+                _mm512_madd52lo_epu64(_mm512_setzero_si512(), B, s->a1[v]), B, s->a[v]);
+        return;
+    }
     if (shift) {
 #pragma GCC unroll 10
         for (int v = 0; v < NV - 1; v++)
@@ -59,9 +79,16 @@ amm_b_terms(amm_lane *s, uint64_t bi, int shift, const int NV)
     }
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
-amm_q_terms(amm_lane *s, uint64_t bi, const int NV)
+amm_q_terms(amm_lane *s, uint64_t bi, const int NV, const int SPLIT)
 {
     const uint64_t M = MNS_AMM52_MASK;
+    if (SPLIT) { /* the window of the step: shift(X_{i-1}) + bt */
+#pragma GCC unroll 10
+        for (int v = 0; v < NV - 1; v++)
+            s->x[v] = _mm512_add_epi64(_mm512_alignr_epi64(s->x[v + 1], s->x[v], 1), s->bt[v]);
+        s->x[NV - 1] = _mm512_add_epi64(
+            _mm512_alignr_epi64(_mm512_setzero_si512(), s->x[NV - 1], 1), s->bt[NV - 1]);
+    }
     const uint64_t t = s->x0 + ((s->a0 * bi) & M);
     const uint64_t q = (t * s->k0) & M;
     const __m512i Q = _mm512_set1_epi64((long long)q);
@@ -76,7 +103,8 @@ amm_q_terms(amm_lane *s, uint64_t bi, const int NV)
     }
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
-amm_start(amm_lane *s, const mns_amm52_ctx *c, const uint64_t *a, const uint64_t *b, const int NV)
+amm_start(amm_lane *s, const mns_amm52_ctx *c, const uint64_t *a, const uint64_t *b, const int NV,
+          const int SPLIT)
 {
 #pragma GCC unroll 10
     for (int v = 0; v < NV; v++) {
@@ -94,7 +122,7 @@ amm_start(amm_lane *s, const mns_amm52_ctx *c, const uint64_t *a, const uint64_t
     s->p1 = c->p[1];
     s->x0 = 0;
     s->carry = 0;
-    amm_b_terms(s, b[0], 0, NV);
+    amm_b_terms(s, b[0], 0, NV, SPLIT);
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 amm_finish(const mns_amm52_ctx *c, uint64_t *r, const amm_lane *s, const int NV)
@@ -109,13 +137,13 @@ MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 amm_x1(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b, const int NV)
 {
     amm_lane s;
-    amm_start(&s, c, a, b, NV);
+    amm_start(&s, c, a, b, NV, 1);
     const size_t m = c->m;
     for (size_t i = 0; i + 1 < m; i++) {
-        amm_q_terms(&s, b[i], NV);
-        amm_b_terms(&s, b[i + 1], 1, NV);
+        amm_q_terms(&s, b[i], NV, 1);
+        amm_b_terms(&s, b[i + 1], 1, NV, 1);
     }
-    amm_q_terms(&s, b[m - 1], NV);
+    amm_q_terms(&s, b[m - 1], NV, 1);
     amm_finish(c, r, &s, NV);
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
@@ -123,17 +151,17 @@ amm_x2(const mns_amm52_ctx *c0, const mns_amm52_ctx *c1, uint64_t *r0, const uin
        const uint64_t *b0, uint64_t *r1, const uint64_t *a1, const uint64_t *b1, const int NV)
 {
     amm_lane s0, s1;
-    amm_start(&s0, c0, a0, b0, NV);
-    amm_start(&s1, c1, a1, b1, NV);
+    amm_start(&s0, c0, a0, b0, NV, 0);
+    amm_start(&s1, c1, a1, b1, NV, 0);
     const size_t m = c0->m;
     for (size_t i = 0; i + 1 < m; i++) {
-        amm_q_terms(&s0, b0[i], NV);
-        amm_q_terms(&s1, b1[i], NV);
-        amm_b_terms(&s0, b0[i + 1], 1, NV);
-        amm_b_terms(&s1, b1[i + 1], 1, NV);
+        amm_q_terms(&s0, b0[i], NV, 0);
+        amm_q_terms(&s1, b1[i], NV, 0);
+        amm_b_terms(&s0, b0[i + 1], 1, NV, 0);
+        amm_b_terms(&s1, b1[i + 1], 1, NV, 0);
     }
-    amm_q_terms(&s0, b0[m - 1], NV);
-    amm_q_terms(&s1, b1[m - 1], NV);
+    amm_q_terms(&s0, b0[m - 1], NV, 0);
+    amm_q_terms(&s1, b1[m - 1], NV, 0);
     amm_finish(c0, r0, &s0, NV);
     amm_finish(c1, r1, &s1, NV);
 }
