@@ -305,7 +305,9 @@ int main(void)
     } pairs[] = {{"rns-ifma", 512},     {"rns-ifma", 1024},    {"rns-ifma", 1536},
                  {"rns-ifma", 2048},    {"rns-ifma", 200},     {"rns-ifma:kernel=generic", 1024},
                  {"pmns-mp-ifma", 1024}, {"pmns-mp-ifma", 2048}, {"pmns-ifma", 512},
-                 {"mont", 1024},        {"rns", 768},          {"pmns", 512}};
+                 {"mont", 1024},        {"rns", 768},          {"pmns", 512},
+                 {"mont-ifma", 1024},   {"mont-ifma", 1536},   {"mont-ifma", 2048},
+                 {"mont-ifma:kernel=generic", 1024}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         x2_fields(pairs[i].spec, pairs[i].bits);
 

@@ -588,9 +588,13 @@ static void test_adapt_key(void)
 
 static void test_specs(void)
 {
-    static const char *specs[] = {"mont", "mont:kernel=generic", "rns", "rns-ifma", "pmns",
-                                  "pmns-ifma", "pmns-mp", "pmns-mp:kernel=generic", "pmns-mp-ifma",
-                                  "sor", "mpart"};
+    static const char *specs[] = {"mont",         "mont:kernel=generic",
+                                  "mont-ifma",    "mont-ifma:kernel=generic",
+                                  "rns",          "rns-ifma",
+                                  "pmns",         "pmns-ifma",
+                                  "pmns-mp",      "pmns-mp:kernel=generic",
+                                  "pmns-mp-ifma", "sor",
+                                  "mpart"};
     rsa_test_key t;
     rsa_test_key_init(&t);
     for (int k = 2; k <= 4; k += 2) {

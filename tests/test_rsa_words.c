@@ -139,7 +139,7 @@ int main(void)
     static const size_t sizes[] = {64, 127, 256, 521, 1024, 1536, 2048, 3072, 4096};
     /* every registered backend, then the kernel variants */
     static const char *const extra[] = {"mont:kernel=generic", "mont:kernel=adx",
-                                        "rns-ifma:kernel=generic"};
+                                        "rns-ifma:kernel=generic", "mont-ifma:kernel=generic"};
     const char *with[32];
     size_t nwith = 0, nb = 0;
     while (mns_backend_name(nb))
