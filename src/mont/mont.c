@@ -7,6 +7,7 @@
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/ct.h"
+#include "core/inverse.h"
 #include "core/error.h"
 #include "core/tmp.h"
 #include "mont/mont.h"
@@ -140,15 +141,6 @@ static const mns_field_ops mont_ops = {
     .destroy = mont_destroy,
 };
 
-/* -p^-1 mod 2^64 by Newton iteration (each step doubles the correct bits). */
-static uint64_t neg_inverse_word(uint64_t p0)
-{
-    uint64_t x = p0; /* correct to 3 bits for odd p0 */
-    for (int i = 0; i < 5; i++)
-        x *= 2 - p0 * x;
-    return (uint64_t)0 - x;
-}
-
 static const char *const mont_options[] = {"kernel", NULL};
 
 static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
@@ -185,7 +177,7 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     }
     export_words(c->p, c->n, p);
     memcpy(c->p_pad, c->p, c->n * sizeof(uint64_t));
-    c->pinv = neg_inverse_word(c->p[0]);
+    c->pinv = mns_neg_inverse_word(c->p[0]);
 
     mpz_t t, b4;
     mpz_inits(t, b4, NULL);

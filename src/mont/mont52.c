@@ -14,10 +14,19 @@
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/ct.h"
+#include "core/inverse.h"
 #include "core/error.h"
 #include "mont/amm52.h"
 
 static const uint64_t M52 = MNS_AMM52_MASK;
+
+/* The backend's context: the kernels' one first, so that the field's ctx
+ * pointer is also an mns_amm52_ctx pointer (tests reach the kernels through
+ * it), then p as an integer for the variable-time conversions. */
+typedef struct {
+    mns_amm52_ctx amm;
+    mpz_t p;
+} m52_ctx;
 
 static size_t limbs_of(const mns_amm52_ctx *c)
 {
@@ -172,29 +181,26 @@ static void m52_one(const void *ctx, uint64_t *r)
 
 static mns_status m52_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
 {
-    const mns_amm52_ctx *c = ctx;
-    mpz_t t, p;
-    mpz_inits(t, p, NULL);
-    mpz_of_digits(c, p, c->p);
-    mpz_mod(t, a, p);
+    const m52_ctx *w = ctx;
+    const mns_amm52_ctx *c = &w->amm;
+    mpz_t t;
+    mpz_init(t);
+    mpz_mod(t, a, w->p);
     mpz_mul_2exp(t, t, 52 * c->m);
-    mpz_mod(t, t, p);
+    mpz_mod(t, t, w->p);
     digits_of_mpz(c, r, t);
-    mpz_clears(t, p, NULL);
+    mpz_clear(t);
     return MNS_OK;
 }
 
 static void m52_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
 {
-    const mns_amm52_ctx *c = ctx;
+    const m52_ctx *w = ctx;
+    const mns_amm52_ctx *c = &w->amm;
     uint64_t x[MNS_AMM52_MAX_DIGITS];
-    mpz_t p;
-    mpz_init(p);
     c->mul(c, x, a, c->unit); /* a R^-1 mod p, in [0, p] */
     mpz_of_digits(c, r, x);
-    mpz_of_digits(c, p, c->p);
-    mpz_mod(r, r, p);
-    mpz_clear(p);
+    mpz_mod(r, r, w->p);
 }
 
 /* backend.h's set_words: r <- a R mod p = AMM(a, R^2 mod p), for a < p */
@@ -219,11 +225,12 @@ static void m52_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
 
 static void m52_destroy(void *ctx)
 {
-    mns_amm52_ctx *c = ctx;
-    if (!c)
+    m52_ctx *w = ctx;
+    if (!w)
         return;
-    free(c->p);
-    free(c);
+    free(w->amm.p);
+    mpz_clear(w->p);
+    free(w);
 }
 
 static const mns_field_ops m52_ops = {
@@ -262,9 +269,10 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
         return mns_error(MNS_ENOTSUP, "mont-ifma: %zu-bit prime above the %d-bit limit", bits,
                          52 * MNS_AMM52_MAX_DIGITS - 2);
 
-    mns_amm52_ctx *c = calloc(1, sizeof *c);
-    if (!c)
+    m52_ctx *w = calloc(1, sizeof *w);
+    if (!w)
         return mns_error(MNS_ENOMEM, "mont-ifma: out of memory");
+    mns_amm52_ctx *c = &w->amm;
     c->m = m;
     c->nv = (m + 7) / 8;
     c->words = mpz_size(p);
@@ -274,7 +282,7 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
      * unit */
     c->p = aligned_alloc(64, (5 * L + 8) * sizeof(uint64_t));
     if (!c->p) {
-        free(c);
+        free(w);
         return mns_error(MNS_ENOMEM, "mont-ifma: out of memory");
     }
     memset(c->p, 0, (5 * L + 8) * sizeof(uint64_t));
@@ -283,8 +291,8 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
     c->r2 = c->one + L;
     c->unit = c->r2 + L;
 
-    mpz_t t, b;
-    mpz_inits(t, b, NULL);
+    mpz_t t;
+    mpz_init(t);
     digits_of_mpz(c, c->p, p);
     mpz_mul_2exp(t, p, 1);
     digits_of_mpz(c, c->p2, t);
@@ -298,13 +306,10 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
     digits_of_mpz(c, c->r2, t);
     mpz_set_ui(t, 1);
     digits_of_mpz(c, c->unit, t);
-    /* k0 = -p^-1 mod 2^52 */
-    mpz_set_ui(b, 1);
-    mpz_mul_2exp(b, b, 52);
-    mpz_invert(t, p, b);
-    mpz_sub(t, b, t);
-    c->k0 = mpz_get_ui(t) & M52;
-    mpz_clears(t, b, NULL);
+    /* k0 = -p^-1 mod 2^52: the word inverse, reduced (2^52 divides 2^64) */
+    c->k0 = mns_neg_inverse_word(mpz_getlimbn(p, 0)) & M52;
+    mpz_clear(t);
+    mpz_init_set(w->p, p);
 
     if (generic) {
         c->mul = mns_amm52_mul_generic;
@@ -315,7 +320,7 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
         c->mul_x2 = mns_amm52_mul_x2_ifma;
         c->kernel = "ifma";
     }
-    out->ctx = c;
+    out->ctx = w;
     out->ops = &m52_ops;
     out->limbs = L;
     out->delta = INT_MAX;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inverse.h"
 #include "pmns/get_words.h"
 #include "pmns/mp_ctx.h"
 #include "pmns/pmns.h"
@@ -139,22 +140,13 @@ static void add_term(const shape *h, uint64_t *S, const uint64_t *b, const uint6
     }
 }
 
-/* -p^-1 mod 2^64 by Newton (p odd: p0 p0 = 1 mod 8, each step doubles) */
-static uint64_t neg_inv64(uint64_t p0)
-{
-    uint64_t inv = p0;
-    for (int j = 0; j < 5; j++)
-        inv *= 2 - p0 * inv;
-    return 0 - inv;
-}
-
 uint64_t *mns_pmns_gw_powers(mpz_srcptr p, mpz_srcptr gamma, int n)
 {
     const size_t pn = mpz_size(p);
     const shape h = shape_of(pn, 1, n);
     const size_t g = h.g;
     const mp_limb_t *pw = mpz_limbs_read(p);
-    const uint64_t pinv = neg_inv64(pw[0]);
+    const uint64_t pinv = mns_neg_inverse_word(pw[0]);
     uint64_t *H = malloc((g + 1) * pn * sizeof *H);
     uint64_t *D = malloc((2 * pn + 1 + 2 * pn + 1 + h.itch) * sizeof *D);
     if (!H || !D) {
@@ -202,7 +194,7 @@ static void eval_gamma(const void *ctx, coef_fn coef, const uint64_t *b, int n, 
     size_t tlen = xw + pn > h->lt ? xw + pn : h->lt;
     uint64_t *T = s, *X = T + tlen, *S = X + xw, *c = S + xw, *a = c + cw, *u = a + cw,
              *v = u + uw, *Pm = v + uw, *tp = Pm + uw;
-    const uint64_t pinv = neg_inv64(pw[0]);
+    const uint64_t pinv = mns_neg_inverse_word(pw[0]);
 
     memset(Pm, 0, cw * sizeof *Pm);
     memcpy(Pm + cw, pw, pn * sizeof *Pm);
