@@ -238,6 +238,33 @@ __m512i _mm512_permutex2var_epi64(__m512i a_, __m512i idx_, __m512i b_)
     return emu_put(r);
 }
 
+__m512i _mm512_maskz_set1_epi64(__mmask8 k, long long x)
+{
+    return _mm512_maskz_mov_epi64(k, _mm512_set1_epi64(x));
+}
+
+__m512i _mm512_mask_add_epi64(__m512i src, __mmask8 k, __m512i a, __m512i b)
+{
+    return _mm512_mask_mov_epi64(src, k, _mm512_add_epi64(a, b));
+}
+
+/* ---- unsigned comparisons, one mask bit per lane ---- */
+__mmask8 _mm512_cmpgt_epu64_mask(__m512i a_, __m512i b_)
+{
+    emu512 a = emu_get(a_), b = emu_get(b_);
+    unsigned k = 0;
+    EMU_LANES(i) k |= (unsigned)(a.q[i] > b.q[i]) << i;
+    return (__mmask8)k;
+}
+
+__mmask8 _mm512_cmpeq_epu64_mask(__m512i a_, __m512i b_)
+{
+    emu512 a = emu_get(a_), b = emu_get(b_);
+    unsigned k = 0;
+    EMU_LANES(i) k |= (unsigned)(a.q[i] == b.q[i]) << i;
+    return (__mmask8)k;
+}
+
 /* valignq: the 16 lanes b:a (a high) shifted down by imm lanes, low 8 kept */
 __m512i _mm512_alignr_epi64(__m512i a_, __m512i b_, int imm)
 {

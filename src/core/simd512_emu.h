@@ -36,6 +36,10 @@ __m512i _mm512_mask_permutexvar_epi64(__m512i src, __mmask8 k, __m512i idx, __m5
 __m512i _mm512_permutexvar_epi64(__m512i idx, __m512i a);
 __m512i _mm512_permutex2var_epi64(__m512i a, __m512i idx, __m512i b);
 __m512i _mm512_alignr_epi64(__m512i a, __m512i b, int imm);
+__m512i _mm512_maskz_set1_epi64(__mmask8 k, long long x);
+__m512i _mm512_mask_add_epi64(__m512i src, __mmask8 k, __m512i a, __m512i b);
+__mmask8 _mm512_cmpgt_epu64_mask(__m512i a, __m512i b);
+__mmask8 _mm512_cmpeq_epu64_mask(__m512i a, __m512i b);
 __m512i _mm512_add_epi64(__m512i a, __m512i b);
 __m512i _mm512_sub_epi64(__m512i a, __m512i b);
 __m512i _mm512_and_si512(__m512i a, __m512i b);

@@ -124,14 +124,35 @@ amm_start(amm_lane *s, const mns_amm52_ctx *c, const uint64_t *a, const uint64_t
     s->carry = 0;
     amm_b_terms(s, b[0], 0, NV, SPLIT);
 }
+/* r <- the normalized digits of sum_j x_j 2^(52 j) + carry (< 2^(52 m)),
+ * in vectors: every lane gives its bits above 52 to the next one, after
+ * which a lane is at most 2^52 + 2^12 and passes on at most one more carry.
+ * Those ripple as in an adder: with G the lanes that reached 2^52 and P the
+ * lanes equal to 2^52 - 1 (one bit per lane), the lanes that receive a
+ * carry are ((G << 1) + P) xor P. Constant time (masks, no branch). */
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 amm_finish(const mns_amm52_ctx *c, uint64_t *r, const amm_lane *s, const int NV)
 {
-    _Alignas(64) uint64_t w[8 * MNS_AMM52_MAX_NV];
+    (void)c;
+    const __m512i M = _mm512_set1_epi64((long long)MNS_AMM52_MASK);
+    __m512i y[MNS_AMM52_MAX_NV];
+    __m512i below = _mm512_maskz_set1_epi64(0x80, (long long)s->carry);
+    unsigned __int128 G = 0, P = 0;
 #pragma GCC unroll 10
-    for (int v = 0; v < NV; v++)
-        _mm512_store_si512((void *)(w + 8 * v), s->x[v]);
-    mns_amm52_normalize(c, r, w, s->carry);
+    for (int v = 0; v < NV; v++) {
+        const __m512i hi = _mm512_srli_epi64(s->x[v], 52);
+        y[v] = _mm512_add_epi64(_mm512_and_si512(s->x[v], M), _mm512_alignr_epi64(hi, below, 7));
+        below = hi;
+        G |= (unsigned __int128)_mm512_cmpgt_epu64_mask(y[v], M) << (8 * v);
+        P |= (unsigned __int128)_mm512_cmpeq_epu64_mask(y[v], M) << (8 * v);
+    }
+    const unsigned __int128 C = ((G << 1) + P) ^ P;
+#pragma GCC unroll 10
+    for (int v = 0; v < NV; v++) {
+        const __mmask8 k = (__mmask8)(C >> (8 * v));
+        y[v] = _mm512_and_si512(_mm512_mask_add_epi64(y[v], k, y[v], _mm512_set1_epi64(1)), M);
+        _mm512_storeu_si512((void *)(r + 8 * v), y[v]);
+    }
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 amm_x1(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b, const int NV)
