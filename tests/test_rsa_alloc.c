@@ -114,7 +114,7 @@ static void stop(void) { atomic_store(&counting, 0); }
 
 /* Signs and decrypts on every thread count with counting on; returns the
  * allocations seen (and checks the results against GMP). */
-static int auto_mp, auto_sp; /* an auto key on pmns-mp-ifma / pmns-ifma made no allocation */
+static int auto_mp, auto_sp, auto_m52; /* an auto key on pmns-mp-ifma / pmns-ifma / mont-ifma made no allocation */
 
 static long run_key(const rsa_test_key *t, const char *spec)
 {
@@ -172,13 +172,14 @@ static long run_key(const rsa_test_key *t, const char *spec)
     mns_rsa_slot_give(key, held, own);
     MT_CHECK(st == MNS_OK && mpz_cmp(out, want) == 0, "%s: call beside a held slot", spec);
     MT_CHECK(counted() > 0, "%s: the counter did not see the fallback slot's allocation", spec);
-    /* which PMNS backends an "auto" key ran allocation-free (main checks
-     * that both PMNS families were covered where IFMA exists) */
+    /* which backends an "auto" key ran allocation-free (printed by main) */
     if (!strcmp(spec, "auto") && words && total == 0) {
         if (strstr(mns_rsa_describe(key), " pmns-mp-ifma kernel="))
             auto_mp = 1;
         if (strstr(mns_rsa_describe(key), " pmns-ifma kernel="))
             auto_sp = 1;
+        if (strstr(mns_rsa_describe(key), " mont-ifma kernel="))
+            auto_m52 = 1;
     }
     const char *be = strstr(mns_rsa_describe(key), "entry=");
     printf("  %zu x %d %s: %ld allocations on 1..%d threads (%s, %.*s)\n", t->bits, t->k, spec,
@@ -206,8 +207,8 @@ int main(void)
         size_t bits;
         int k;
     } shapes[] = {{1024, 2}, {2048, 2}, {3072, 2}, {1536, 3}, {4096, 4}, {4096, 8}};
-    static const char *const specs[] = {"auto",     "mont", "rns",       "rns-ifma",
-                                        "pmns-ifma", "pmns", "pmns-mp-ifma"};
+    static const char *const specs[] = {"auto", "mont",      "rns",          "rns-ifma",
+                                        "pmns-ifma", "pmns", "pmns-mp-ifma", "mont-ifma"};
     const char *env = getenv("MNS_RSA_SPEC");
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         rsa_test_key t;
@@ -224,20 +225,14 @@ int main(void)
         }
         rsa_test_key_clear(&t);
     }
-    /* issue 8 item 4: auto keys on both PMNS families sign without
-     * allocation (1024-bit channels: pmns-mp-ifma, 512-bit: pmns-ifma, by
-     * the tuning table); only where those backends exist */
-    printf("  auto keys without allocation: pmns-mp-ifma %s, pmns-ifma %s\n",
-           auto_mp ? "yes" : "no", auto_sp ? "yes" : "no");
-    mpz_t q;
-    mpz_init(q);
-    mt_modulus(q, 512, MT_MOD_PRIME);
-    mns_field *f = NULL;
-    const int ifma = !env && mns_field_new(&f, q, "pmns-ifma") == MNS_OK;
-    mns_field_free(f);
-    mpz_clear(q);
-    if (ifma)
-        MT_CHECK(auto_mp && auto_sp, "no auto key on pmns-mp-ifma (%d) or pmns-ifma (%d) covered",
-                 auto_mp, auto_sp);
+    /* Which backends the "auto" keys landed on, for the log. Not a check:
+     * "auto" times the table's backend against mont-ifma for every channel
+     * when the key is made (src/rsa/choose.c), so the family it picks
+     * follows the machine's speed of the moment (session 21: 1024-bit
+     * channels moved to mont-ifma when its kernel got faster). Every
+     * backend is run above by its own spec, with the same zero-allocation
+     * check, and every auto key is checked whatever it picked. */
+    printf("  auto keys without allocation: pmns-mp-ifma %s, pmns-ifma %s, mont-ifma %s\n",
+           auto_mp ? "yes" : "no", auto_sp ? "yes" : "no", auto_m52 ? "yes" : "no");
     return mt_finish();
 }
