@@ -689,8 +689,9 @@ static void check_fma_default_choice(void)
     mpz_t p;
     mpz_init_set_str(p, p2048_n17, 16);
     mns_pmns_mp *c = NULL;
-    /* the generator's own n for the size rule's s, as before the choice */
-    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, 3, 0, 1, 0,
+    /* the generator's own n for the size rule's s, as before the choice
+     * (base = N_MAX: one set, no choice, which an s given also gets) */
+    mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, 3, 0, 1, MNS_PMNS_N_MAX,
                                         MNS_PMNS_MP_KERNEL_FMA);
     MT_CHECK(st == MNS_OK, "fma s=3 at 2048 bits: %s", mns_last_error());
     if (st == MNS_OK) {
@@ -706,6 +707,69 @@ static void check_fma_default_choice(void)
              "default pmns-mp on the n = 17 prime: expected n=16 s=3 split, got %s", d);
     mns_field_free(f);
     check("pmns-mp", p, 30, 1000, 3);
+    mpz_clear(p);
+}
+
+/* Two random 1536-bit primes (seed 5 of a session-22 probe) on which the
+ * FMA kernel's plain sets for s = 3 stop at n = 13 (k = 43-45, lambda = 2):
+ * n = 11 fails the lattice bound at k = 50, and n = 12 needs a 12th-power
+ * lambda of 15 or more, whose lambda 2^(2k) passes the product bound 2^102.
+ * The default then takes a lambda-carried set (MNS_PMNS_GEN_LAMBDA_CARRIED:
+ * the wrapped entries are digits of lambda b, fm_seq), n = 11 or 12 with k =
+ * 51: 0.76-0.78x the time of n = 13 on Zen 3. Its squarings run the product
+ * kernel (sqr=mul: lambda 2^(2k) > 2^102). Checked against GMP with loose
+ * operands, chains, exponentiations and coefficients at the delta limit. */
+static const char *const p1536_carried[] = {
+    "daa66fc623727d498ed50131f37ab37ff255c3e0ad48052e935132f3b65a5f0f9ed1f190bc59100726bdd5782317"
+    "f5a674ad2f566d3ab519623e44a24230c524882e7c8ea715c5becf8f45df08178ba38e366c1e4845546f7e476f74"
+    "598063a69952a161daa80bce6daf645d9e26f9a78033cf3f7042a80b454a65a0b8a8054d12c95c6f08ca171ce618"
+    "59fb4ebffd45e0e54b637b857999ba5bfcd44556f94c0a7625e77b78f6039108d6fe15b1bb013b71040ef52c8b35"
+    "5f01fed4c599bdf3",
+    "c7f901e8cbe1d50d87444a9bdceda3f71782f86b0cd26250eb7589f457a2049ece653fe0a90fdcb460942c9b395a"
+    "285476458670bb5d4f9ee29e52608dc8b7e3d31dd74f92f900400a13e1ba020980e86acae3e7447dee66c70c1666"
+    "a57838ce37243d9cb0d3ca77e1c126af8211f81563d127b7e4d47d8a23c1e3fb42c3eaa0f288c554edb9a6d4d6bc"
+    "c7d1c4e1e340ccfda58dfbf18a2a441d0b92935067936e07bf2d04ca6855306f214db34178a977b46275e836a7b1"
+    "4548d813b540e3b5"};
+
+static void check_fma_lambda_carried(void)
+{
+    if (!mns_cpu_has_fma())
+        return;
+    mpz_t p;
+    mpz_init(p);
+    for (size_t i = 0; i < sizeof p1536_carried / sizeof *p1536_carried; i++) {
+        mpz_set_str(p, p1536_carried[i], 16);
+        mns_pmns_mp *c = NULL;
+        /* base = N_MAX: the generator's own n, no choice */
+        mns_status st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, 3, 0, 0, MNS_PMNS_N_MAX,
+                                            MNS_PMNS_MP_KERNEL_FMA);
+        MT_CHECK(st == MNS_OK && mns_pmns_params_n(mns_pmns_mp_params(c)) >= 13,
+                 "the test prime no longer exercises the carried sets: %s",
+                 st == MNS_OK ? mns_pmns_mp_describe(c) : mns_last_error());
+        mns_pmns_mp_free(c);
+        for (int dl = 0; dl <= 1; dl++) {
+            c = NULL;
+            st = mns_pmns_mp_new_var(&c, p, MNS_PMNS_WORD_U52, dl ? 0 : 3, 0, dl, 0,
+                                     MNS_PMNS_MP_KERNEL_FMA);
+            MT_CHECK(st == MNS_OK, "fma carried prime %zu delta %d: %s", i, dl, mns_last_error());
+            if (st != MNS_OK)
+                continue;
+            const mns_pmns_params *P = mns_pmns_mp_params(c);
+            printf("  fma lambda-carried (delta=%d): %s\n", dl, mns_pmns_mp_describe(c));
+            MT_CHECK(mns_pmns_params_lambda_carried(P) && mns_pmns_params_n(P) <= 12 &&
+                         mns_pmns_params_chunk_bits(P) == 51,
+                     "fma default on prime %zu: not a lambda-carried n <= 12 k = 51 set: %s", i,
+                     mns_pmns_mp_describe(c));
+            mns_pmns_mp_free(c);
+        }
+        check_fma(p, 0, 0, 0);
+        check_fma(p, 3, 0, 0);
+        check_r("pmns-mp", p, 30, 3000, 4, 0);
+        check_r("pmns-mp:delta=0", p, 30, 3000, 4, 0);
+        check_r("pmns-mp:s=3,delta=2", p, 10, 1000, 2, 0);
+        for (int dl = 0; dl <= 2; dl++)
+            check_delta_limit(p, MNS_PMNS_WORD_U52, MNS_PMNS_MP_KERNEL_FMA, 0, dl, 0);
+    }
     mpz_clear(p);
 }
 
@@ -937,6 +1001,7 @@ int main(void)
         }
     check_fma_retry();
     check_fma_default_choice();
+    check_fma_lambda_carried();
     check_fma_lanes();
     ifma_p1mod8(4);
     ifma_lambda_carried();

@@ -735,10 +735,16 @@ out:
 
 /* tadds_min: the smallest (B3) t to ask the generator for (0: the kernel's
  * own); see the FMA kernel's second try below. carry: the IFMA kernel's
- * unsplit sets lambda-carried (MNS_PMNS_GEN_LAMBDA_CARRIED) */
+ * unsplit sets lambda-carried (MNS_PMNS_GEN_LAMBDA_CARRIED); CARRY_FMA: the
+ * FMA kernel's too (fma_default) */
+enum { CARRY_FMA = 2 };
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                            int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
                            int lanes, int carry);
+/* new_impl without the FMA kernel's choice of n (fma_default): one set */
+static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
+                          int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
+                          int lanes, int carry);
 
 mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                                int delta, int base, mns_pmns_mp_kernel kernel)
@@ -757,7 +763,7 @@ static mns_pmns_mp *fma_retry(mns_pmns_mp *c, const mpz_t p, mns_pmns_word word,
 {
     mns_pmns_mp *alt = NULL;
     if (!c->fma_split_miss || c->fma_base != 0 ||
-        new_impl(&alt, p, word, c->s, n, delta, base, kernel, 2, lanes, 0) != MNS_OK)
+        new_set(&alt, p, word, c->s, n, delta, base, kernel, 2, lanes, 0) != MNS_OK)
         return c;
     if (mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(c)) {
         mns_pmns_mp_free(c);
@@ -787,29 +793,36 @@ static int fma_size_s(size_t bits) { return bits <= 3072 || (bits > 4096 && bits
  * (explicit n: the lambda walk) and the cheapest real set kept. On the
  * primes where the first set is as good as predicted nothing more is
  * generated. */
-static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int delta,
-                              mns_pmns_mp_kernel kernel, int lanes)
+static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s_req,
+                              int delta, mns_pmns_mp_kernel kernel, int lanes)
 {
     const size_t bits = mpz_sizeinbase(p, 2);
-    const int s0 = fma_size_s(bits);
+    const int s0 = s_req ? s_req : fma_size_s(bits);
     mns_pmns_mp *best = NULL;
-    mns_status st = new_impl(&best, p, word, s0, 0, delta, 0, kernel, 0, lanes, 0);
+    mns_status st = new_set(&best, p, word, s0, 0, delta, 0, kernel, 0, lanes, 0);
     if (st != MNS_OK)
         best = NULL;
-    for (int sc = 3; sc <= 4; sc++) {
-        const int n0 = mns_pmns_mp_predict_n(bits, sc, 50);
-        for (int nc = n0; nc <= n0 + 1 && nc <= 48; nc++) {
+    for (int sc = s_req ? s_req : 3; sc <= (s_req ? s_req : 4); sc++) {
+        /* n0: the plain sets' predicted n (lambda = 2, k = 50); n0c, the
+         * lambda-carried sets' (k = 51), can be one less */
+        const int n0 = mns_pmns_mp_predict_n(bits, sc, 50), n0c = mns_pmns_mp_predict_n(bits, sc, 51);
+        for (int nc = n0c; nc <= n0 + 1 && nc <= 48; nc++) {
             if (best && ((best->s == sc && best->n <= nc) ||
                          10 * mns_pmns_mp_fma_cost_predict(sc, nc, lanes) >= 9 * mns_pmns_mp_fma_cost(best)))
                 continue;
-            mns_pmns_mp *alt = NULL;
-            if (new_impl(&alt, p, word, sc, nc, delta, 0, kernel, 0, lanes, 0) != MNS_OK)
-                continue;
-            if (!best || mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(best)) {
-                mns_pmns_mp_free(best);
-                best = alt;
-            } else {
-                mns_pmns_mp_free(alt);
+            /* the plain set first; a lambda-carried one where it has none */
+            for (int cy = nc < n0; cy < 2; cy++) {
+                mns_pmns_mp *alt = NULL;
+                if (new_set(&alt, p, word, sc, nc, delta, 0, kernel, 0, lanes, cy ? CARRY_FMA : 0) !=
+                    MNS_OK)
+                    continue;
+                if (!best || mns_pmns_mp_fma_cost(alt) < mns_pmns_mp_fma_cost(best)) {
+                    mns_pmns_mp_free(best);
+                    best = alt;
+                } else {
+                    mns_pmns_mp_free(alt);
+                }
+                break;
             }
         }
     }
@@ -820,9 +833,20 @@ static mns_status fma_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word wo
     return MNS_OK;
 }
 
+/* the FMA kernel's sets without n or base= given: its choice (fma_default,
+ * for the s given or both) */
 static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                            int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
                            int lanes, int carry)
+{
+    if (kernel == MNS_PMNS_MP_KERNEL_FMA && n == 0 && base == 0 && tadds_min == 0 && out && p)
+        return fma_default(out, p, word, s, delta, kernel, lanes);
+    return new_set(out, p, word, s, n, delta, base, kernel, tadds_min, lanes, carry);
+}
+
+static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
+                          int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
+                          int lanes, int carry)
 {
     const int base_in = base;
     if (!out || !p)
@@ -856,8 +880,6 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
     const int fma_base = fma ? base : 0;
     if (fma)
         base = 0;
-    if (fma && s == 0 && n == 0 && base_in == 0 && tadds_min == 0)
-        return fma_default(out, p, word, delta, kernel, lanes);
     if (fma && s == 0) /* an n or base= given: the size rule's s */
         s = fma_size_s(mpz_sizeinbase(p, 2));
     /* n > 48 has no instance: refuse before generating (n s k is about bits
@@ -910,10 +932,12 @@ static mns_status new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word,
      * here, and regenerating its s without n would land on the n past a
      * vector (n = 9 s = 3, twice the cost) where another s is cheaper */
     const int ifma_choice = ifma && base_user == 0 && n == 0;
-    /* lambda-carried sets: the unsplit fused IFMA kernels only (not the
-     * split, the expand/contract flow, nor the FMA kernel, which multiply
-     * each digit by lambda); asked for when t = 1 (the unsplit kernel) */
-    const int carried = carry && ifma && !fma && (base_user == 0 || base_user >= MP_BASE_IFMA);
+    /* lambda-carried sets: the unsplit fused IFMA kernels (not the split nor
+     * the expand/contract flow, which multiply each digit by lambda), asked
+     * for when t = 1 (the unsplit kernel); and the FMA kernel's unsplit one
+     * when fma_default asks (CARRY_FMA) */
+    const int carried = ifma && (fma ? carry == CARRY_FMA
+                                     : carry && (base_user == 0 || base_user >= MP_BASE_IFMA));
     int choose = ifma_choice;
     for (int attempt = 0; attempt < 16; attempt++) {
         if (choose) {

@@ -126,6 +126,9 @@ static inline AI FMA_TARGET vi vi_or(vi x, vi y) { return _mm256_or_si256(x, y);
 static inline AI FMA_TARGET vi vi_srlv(vi x, vi k) { return _mm256_srlv_epi64(x, k); }
 static inline AI FMA_TARGET vi vi_sllv(vi x, vi k) { return _mm256_sllv_epi64(x, k); }
 static inline AI FMA_TARGET vi vi_sll1(vi x) { return _mm256_slli_epi64(x, 1); }
+static inline AI FMA_TARGET vi vi_mul32(vi x, vi y) { return _mm256_mul_epu32(x, y); }
+static inline AI FMA_TARGET vi vi_srl32(vi x) { return _mm256_srli_epi64(x, 32); }
+static inline AI FMA_TARGET vi vi_sll32(vi x) { return _mm256_slli_epi64(x, 32); }
 static inline AI FMA_TARGET vi vi_opaque(vi x)
 {
     __asm__("" : "+x"(x));
@@ -282,9 +285,13 @@ static long fma_cost_sets(int s, int n, int m, int vl)
     return (long)s * (2 * s + 1) * (m ? fma_cost(n, m) : fma_cost(lanes, 0));
 }
 
+/* (a set that squares with the product kernel: 7/6, the squaring's share
+ * of an exponentiation priced at a product's s^2 operand products instead
+ * of s(s+1)/2, s = 3) */
 long mns_pmns_mp_fma_cost(const mns_pmns_mp_ctx *c)
 {
-    return fma_cost_sets(c->s, c->n, c->fma_vl * c->fma_h, c->fma_vl);
+    const long x = fma_cost_sets(c->s, c->n, c->fma_vl * c->fma_h, c->fma_vl);
+    return c->sqr_by_mul ? x * 7 / 6 : x;
 }
 
 long mns_pmns_mp_fma_cost_predict(int s, int n, int lanes)
@@ -342,8 +349,25 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
     uint64_t mmax = 0;
     for (size_t i = 0; i < nm; i++)
         mmax = c->mfast[i] > mmax ? c->mfast[i] : mmax;
-    if (!mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 0))
-        return -2;
+    /* A lambda-carried set (mp_backend.c asks for one where no other set of
+     * the size's n exists): the product's wrapped entries are the digits of
+     * lambda b (fm_seq), below 2^k but the top one, below lambda 2^lg_top
+     * (< 2^52: mns_pmns_mp_ifma_fused_prepare checked), so its bound is that
+     * of lambda = 1 on the larger of them and A's digits. The squaring keeps
+     * lambda times each digit: where that leaves the bound it squares with
+     * the product kernel (sqr_by_mul, about 7/6 the time). Unsplit only:
+     * the split multiplies digits by lambda (lam_shift_add). */
+    int sqr_ok;
+    if (c->lam_carried) {
+        const double lg_e = fmax(c->lg_d, log2((double)c->lambda) + c->lg_top);
+        if (!mns_pmns_mp_fma_bounds_ok(c->k, 1, lg_e, mmax, 0))
+            return -2;
+        sqr_ok = mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 0);
+    } else {
+        if (!mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 0))
+            return -2;
+        sqr_ok = 1;
+    }
     c->mfd = mns_alloc64(nm * sizeof(double));
     c->mpfd = mns_alloc64(np * sizeof(double));
     if (!c->mfd || !c->mpfd)
@@ -356,13 +380,14 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c)
     }
     c->fma_vl = vl;
     c->fm_mul = inst(s, n, 0, 0);
-    c->fm_sqr = inst(s, n, 0, 1);
+    c->fm_sqr = sqr_ok ? inst(s, n, 0, 1) : c->fm_mul; /* called with b = a */
+    c->sqr_by_mul = !sqr_ok;
     /* the split where it pays (base= 0): three (2m)^2 / 4 products and
      * their overhead (measured on Zen 3: 0.83x the time at n = 23, 2m = 24;
      * 0.88x at n = 16; 1.35x at n = 12, 2m = 16) against n^2: 33 (2m)^2 <
      * 40 n^2. base= >= n: never; 0 < base < n: wherever the bounds hold */
     const int b = c->fma_base;
-    const int want = b == 0 ? split_pays(n, vl) : b < n;
+    const int want = c->lam_carried ? 0 : b == 0 ? split_pays(n, vl) : b < n;
     const int split_ok = mns_pmns_mp_fma_bounds_ok(c->k, c->lambda, c->lg_d, mmax, 1);
     const int have = inst(s, n, H, 0) != NULL;
     c->fma_split_miss = have && want && !split_ok;

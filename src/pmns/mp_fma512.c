@@ -53,6 +53,9 @@ static inline AI FMA_TARGET vi vi_or(vi x, vi y) { return _mm512_or_si512(x, y);
 static inline AI FMA_TARGET vi vi_srlv(vi x, vi k) { return _mm512_srlv_epi64(x, k); }
 static inline AI FMA_TARGET vi vi_sllv(vi x, vi k) { return _mm512_sllv_epi64(x, k); }
 static inline AI FMA_TARGET vi vi_sll1(vi x) { return _mm512_slli_epi64(x, 1); }
+static inline AI FMA_TARGET vi vi_mul32(vi x, vi y) { return _mm512_mul_epu32(x, y); }
+static inline AI FMA_TARGET vi vi_srl32(vi x) { return _mm512_srli_epi64(x, 32); }
+static inline AI FMA_TARGET vi vi_sll32(vi x) { return _mm512_slli_epi64(x, 32); }
 static inline AI FMA_TARGET vi vi_opaque(vi x)
 {
     __asm__("" : "+v"(x));

@@ -12,6 +12,8 @@
  *   vd_sub vd_mul vd_fma(a, b, c) (a b + c)  vd_as_vi vi_as_vd
  *   vi_zero vi_set1 vi_load vi_store vi_storeu vi_add vi_sub vi_and
  *   vi_srlv vi_sllv (by a vector of counts) vi_sll1 (by one)
+ *   vi_mul32(x, y)  the low 32 bits of each lane of x by those of y, 64-bit
+ *   vi_srl32 vi_sll32  by 32
  *   vi_load_lanes(p, rem)   lanes < rem of p, the others 0 (rem >= 1)
  *   store_lanes(o, x, rem)  lanes < rem of x to o, 1 <= rem <= VL
  *   kshift, kshift_make(k), vi_srak(x, ks)  x >> k, arithmetic
@@ -63,17 +65,18 @@ static inline AI FMA_TARGET void zero_rows(int64_t *p, const size_t cnt)
         vi_store(p + q, z);
 }
 
-/* the digits of a, carried as fu_seq does (digits 0..S-2 in [0, 2^k), the
- * top one the rest, below 2^52 by the set's bounds), as doubles in Toeplitz
- * sequences: t[n-1+d] = a_d, t[n-1-d] = lambda a_(n-d) (lambda a < 2^52:
- * the product is exact), at seq + j SEQ + OFF; zeros after the end for the
- * padding lanes' windows. Whole-vector stores, in an order where each
- * overwrites what the one before spilled past its lanes (lambda a, then a,
- * then the zeros): AMD's masked stores (vmaskmovpd) are microcoded. */
+/* x lambda mod 2^64, 0 <= lambda < 2^32 (lam: lambda in every lane): AVX2
+ * has no 64-bit product, so two 32 x 32-bit ones */
+static inline AI FMA_TARGET vi vi_mul_small(vi x, vi lam)
+{
+    return vi_add(vi_mul32(x, lam), vi_sll32(vi_mul32(vi_srl32(x), lam)));
+}
+
 /* digit j of a's n coefficients (NVX vectors, lanes >= n: 0) as doubles,
- * carried (carry: zero before digit 0; TOP: j is the last digit) */
+ * carried (carry: zero before digit 0; TOP: j is the last digit); xi (not
+ * NULL): the same digits as integers */
 static inline AI FMA_TARGET void fm_digit(const mns_pmns_mp_ctx *c, const uint64_t *a, int j,
-                                          vi *carry, vd *d, const int NVX, const int TOP)
+                                          vi *carry, vd *d, vi *xi, const int NVX, const int TOP)
 {
     const int n = c->n;
     const vi km = vi_set1((long long)c->kmask), kc = vi_set1(c->k);
@@ -85,28 +88,60 @@ static inline AI FMA_TARGET void fm_digit(const mns_pmns_mp_ctx *c, const uint64
             x = vi_and(x, km);
         }
         d[v] = to_double(x);
+        if (xi)
+            xi[v] = x;
     }
 }
 
+/* the digits of a, carried as fu_seq does (digits 0..S-2 in [0, 2^k), the
+ * top one the rest, below 2^52 by the set's bounds), as doubles in Toeplitz
+ * sequences: t[n-1+d] = a_d, t[n-1-d] = lambda a_(n-d), at seq + j SEQ +
+ * OFF; zeros after the end for the padding lanes' windows. The wrapped
+ * entries t[n-1-d]: carried = 0, lambda times digit j (lambda a < 2^53 by
+ * the set's bounds: the double product is exact); carried = 1 (a
+ * lambda-carried set, MNS_PMNS_GEN_LAMBDA_CARRIED), digit j of the whole
+ * coefficient lambda a_(n-d), carried into k-bit digits like a, the top one
+ * the rest (fu_lam_digit's rule): the digits of lambda a sum to lambda a,
+ * so the rows of the product are the same integers, and the entries stay
+ * below 2^k (the top one below lambda 2^lg_top < 2^52, which prepare
+ * checked) however large lambda 2^k is. The squaring needs carried = 0 (its
+ * doubled cross products, see fu_seq). Whole-vector stores, in an order
+ * where each overwrites what the one before spilled past its lanes (lambda
+ * a, then a, then the zeros): AMD's masked stores (vmaskmovpd) are
+ * microcoded. */
 static inline AI FMA_TARGET void fm_seq(const mns_pmns_mp_ctx *c, double *seq, const uint64_t *a,
-                                        const int S, const int NV)
+                                        const int S, const int NV, const int carried)
 {
     const int n = c->n;
     const vd lam = vd_set1((double)c->lambda);
-    vi carry[NV_MAX];
+    const vi lami = vi_set1(c->lambda), km = vi_set1((long long)c->kmask), kc = vi_set1(c->k);
+    vi carry[NV_MAX], lcarry[NV_MAX];
 #pragma GCC unroll 16
     for (int v = 0; v < NV; v++)
-        carry[v] = vi_zero();
+        carry[v] = lcarry[v] = vi_zero();
 #pragma GCC unroll 8
     for (int j = 0; j < S; j++) {
         double *t = seq + (size_t)j * SEQ + OFF;
         vd d[NV_MAX];
-        fm_digit(c, a, j, carry, d, NV, j == S - 1);
+        vi xi[NV_MAX];
+        fm_digit(c, a, j, carry, d, xi, NV, j == S - 1);
         /* lane 0 of v = 0 lands in the front padding; lanes >= n past
          * t[n - 2], where a_0.. is stored next */
+        if (carried) {
 #pragma GCC unroll 16
-        for (int v = 0; v < NV; v++)
-            vd_storeu(t + VL * v - 1, vd_mul(d[v], lam));
+            for (int v = 0; v < NV; v++) {
+                vi y = vi_add(vi_mul_small(xi[v], lami), lcarry[v]);
+                if (j < S - 1) {
+                    lcarry[v] = vi_srlv(y, kc);
+                    y = vi_and(y, km);
+                }
+                vd_storeu(t + VL * v - 1, to_double(y));
+            }
+        } else {
+#pragma GCC unroll 16
+            for (int v = 0; v < NV; v++)
+                vd_storeu(t + VL * v - 1, vd_mul(d[v], lam));
+        }
 #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             vd_storeu(t + (n - 1) + VL * v, d[v]);
@@ -376,9 +411,11 @@ static inline AI FMA_TARGET void fm_body(const mns_pmns_mp_ctx *c, uint64_t *r, 
     const vi km = vi_set1((long long)c->kmask), kh = vi_set1(51 - c->k);
     const kshift ks = kshift_make(c->k);
     vi carry[NV_MAX];
-    fm_seq(c, seqa, a, S, NV);
+    /* A's wrapped entries serve only the squaring's windows (carried = 0);
+     * B's, the product's, carry lambda b in a lambda-carried set */
+    fm_seq(c, seqa, a, S, NV, 0);
     if (!SQ)
-        fm_seq(c, seqb, b, S, NV);
+        fm_seq(c, seqb, b, S, NV, c->lam_carried);
     zero_rows(rlo, 2 * S * L);
     zero_rows(rhi, 2 * S * L);
 #pragma GCC unroll 16
@@ -454,7 +491,7 @@ static inline AI FMA_TARGET void fs_prep(const mns_pmns_mp_ctx *c, const uint64_
 #pragma GCC unroll 8
     for (int j = 0; j < S; j++) {
         vd d[2 * HMAX];
-        fm_digit(c, a, j, carry, d, 2 * H, j == S - 1);
+        fm_digit(c, a, j, carry, d, NULL, 2 * H, j == S - 1);
         if (dig) {
 #pragma GCC unroll 16
             for (int v = 0; v < 2 * H; v++)
