@@ -362,7 +362,9 @@ static void test_edge(void)
                 mpz_set(M, Mp);
             mpz_sub_ui(M, M, 1);
             mpz_fdiv_q_ui(p, M, (unsigned long)(n + 2) * (n + 2));
-            mpz_sub_ui(p, p, mt_below(1000));
+            /* at least 1 below: setting bit 0 may add it back (with 0
+             * subtracted, seed 596798913 made (n+2)^2 p pass M at n = 1) */
+            mpz_sub_ui(p, p, 1 + mt_below(1000));
             mpz_setbit(p, 0);
             for (mpz_gcd(w, p, v); mpz_cmp_ui(w, 1) != 0; mpz_gcd(w, p, v))
                 mpz_sub_ui(p, p, 2);
