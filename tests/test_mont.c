@@ -2,7 +2,9 @@
  * (8192 bits) and a few far larger, through the shared conformance check. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/cpu.h"
 #include "testutil.h"
 
 int main(void)
@@ -37,7 +39,8 @@ int main(void)
     /* each kernel by name, whatever the default picks for the size: every
      * word count to 20 (the adx kernel pads p to 8 words and takes n mod 4
      * rows one at a time), then around its block and threshold edges */
-    static const char *const kernels[] = {"mont:kernel=gmp-mpn", "mont:kernel=adx"};
+    static const char *const kernels[] = {"mont:kernel=gmp-mpn", "mont:kernel=adx",
+                                          "mont:kernel=fixed"};
     static const size_t words[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
                                    14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 31, 33, 64, 65, 97};
     const mt_field_opts kern = {.iters = 10, .chain = 100, .powms = 3, .allow_notsup = 1};
@@ -50,6 +53,23 @@ int main(void)
                 mt_field_check(kernels[kk], p, &kern);
             }
         }
+    /* kernel=fixed: every word count to MNS_MONT_FIXED_MAX (9) on every
+     * path (portable C), refused above; the default up to there unless
+     * MNS_CPU=generic */
+    for (size_t w = 1; w <= 10; w++) {
+        mt_modulus(p, 64 * w - 1, MT_MOD_RANDOM);
+        mns_field *f = NULL;
+        mns_status st = mns_field_new(&f, p, "mont:kernel=fixed");
+        MT_CHECK(w <= 9 ? st == MNS_OK : st == MNS_ENOTSUP, "mont:kernel=fixed at %zu words: %s", w,
+                 st == MNS_OK ? "accepted" : mns_last_error());
+        mns_field_free(f);
+        f = NULL;
+        MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont: %s", mns_last_error());
+        const int fixed = strstr(mns_field_describe(f), "kernel=fixed ") != NULL;
+        MT_CHECK(fixed == (w <= 9 && mns_cpu_features() != 0), "mont default at %zu words: %s", w,
+                 mns_field_describe(f));
+        mns_field_free(f);
+    }
     /* far larger: beyond the stack scratch (heap path) */
     const mt_field_opts huge = {.iters = 1, .chain = 3, .powms = 0};
     mt_modulus(p, 70000, MT_MOD_RANDOM);

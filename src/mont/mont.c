@@ -150,8 +150,12 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
         return st;
     const char *want = mns_opts_get(opts, "kernel");
     if (want && strcmp(want, "generic") != 0 && strcmp(want, "gmp-mpn") != 0 &&
-        strcmp(want, "adx") != 0)
-        return mns_error(MNS_EINVAL, "mont: unknown kernel \"%s\" (generic, gmp-mpn, adx)", want);
+        strcmp(want, "adx") != 0 && strcmp(want, "fixed") != 0)
+        return mns_error(MNS_EINVAL, "mont: unknown kernel \"%s\" (generic, gmp-mpn, adx, fixed)",
+                         want);
+    if (want && strcmp(want, "fixed") == 0 && mpz_size(p) > MNS_MONT_FIXED_MAX)
+        return mns_error(MNS_ENOTSUP, "mont: kernel fixed takes p of at most %d words",
+                         MNS_MONT_FIXED_MAX);
     const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
     /* MNS_MONT_ASSUME_ADX=1 vouches that the CPU runs ADX although CPUID
      * hides it: valgrind 3.19 executes adcx/adox but clears the ADX bit, and
@@ -205,10 +209,17 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * MNS_MONT_ADX_MIN_WORDS words on CPUs with BMI2 and ADX the adx kernel,
      * whose REDC adds four rows at a time in registers (mont_adx.c): 6% faster
      * at 2048 and 4096 bits, 9% at 8192, but no faster at 1024 bits and
-     * slower below (its fixed costs per block), measured in one process. */
+     * slower below (its fixed costs per block), measured in one process.
+     * Up to MNS_MONT_FIXED_MAX words the unrolled fixed-size kernel
+     * (mont_fixed.c): against the mpn kernel, TSC ticks per squaring /
+     * product on a Zen 3 (one process, session 22): 16/20 vs 53/56 at 64
+     * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
+     * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
+     * was already slower (432 vs 420: the sum no longer fits the registers). */
     c->mpn_scratch = mns_mont_mpn_scratch(c->n);
     const char *kernel = want                                         ? want
                          : mns_cpu_features() == 0                    ? "generic"
+                         : c->n <= MNS_MONT_FIXED_MAX                 ? "fixed"
                          : (mns_cpu_features() & adx) == adx &&
                                    c->n >= MNS_MONT_ADX_MIN_WORDS ? "adx"
                                                                       : "gmp-mpn";
@@ -216,6 +227,9 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
         c->mul = mns_mont_mul_generic;
         c->sqr = mns_mont_sqr_generic;
         c->kernel = "generic";
+    } else if (strcmp(kernel, "fixed") == 0) {
+        mns_mont_fixed_kernels(c->n, &c->mul, &c->sqr);
+        c->kernel = "fixed";
     } else if (strcmp(kernel, "adx") == 0) {
         c->mul = mns_mont_mul_adx;
         c->sqr = mns_mont_sqr_adx;

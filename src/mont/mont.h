@@ -44,6 +44,12 @@ void mns_mont_mul_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
                           const uint64_t *b);
 void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 
+/* Kernels for a fixed word count n <= MNS_MONT_FIXED_MAX, fully unrolled
+ * portable C (mont_fixed.c): the kernel's pair for n in *mul and *sqr, or 0
+ * if n has none. */
+#define MNS_MONT_FIXED_MAX 9
+int mns_mont_fixed_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
+
 /* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */
 void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
