@@ -75,11 +75,4 @@ void mns_amm52_mul_x2_ifma(const mns_amm52_ctx *c0, const mns_amm52_ctx *c1, uin
                            const uint64_t *a0, const uint64_t *b0, uint64_t *r1,
                            const uint64_t *a1, const uint64_t *b1);
 
-/* r <- the m normalized digits of the value sum_j x[j] 2^(52 j) + carry,
- * which is known to be < 2^(52 m); zero words up to 8 nv. x has 8 nv
- * entries, each < 2^63. The portable kernel's exit (the IFMA kernels do the
- * same in vectors, amm_finish in amm52_ifma.c: the normalized digits are
- * unique, so both give the same words). */
-void mns_amm52_normalize(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *x, uint64_t carry);
-
 #endif

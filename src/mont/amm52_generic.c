@@ -6,7 +6,12 @@
 
 typedef unsigned __int128 u128;
 
-void mns_amm52_normalize(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *x, uint64_t carry)
+/* r <- the m normalized digits of the value sum_j x[j] 2^(52 j) + carry,
+ * which is known to be < 2^(52 m); zero words up to 8 nv. x has 8 nv
+ * entries, each < 2^63. The IFMA kernels do the same in vectors (amm_finish
+ * in amm52_ifma.c): the normalized digits are unique, so both give the same
+ * words. */
+static void normalize(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *x, uint64_t carry)
 {
     for (size_t j = 0; j < c->m; j++) {
         uint64_t s = x[j] + carry;
@@ -44,7 +49,7 @@ void mns_amm52_mul_generic(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *
         for (size_t j = 0; j < w; j++)
             x[j] += (uint64_t)(((u128)a[j] * bi) >> 52) + (uint64_t)(((u128)p[j] * q) >> 52);
     }
-    mns_amm52_normalize(c, r, x, carry);
+    normalize(c, r, x, carry);
 }
 
 void mns_amm52_mul_x2_generic(const mns_amm52_ctx *c0, const mns_amm52_ctx *c1, uint64_t *r0,

@@ -131,9 +131,8 @@ amm_start(amm_lane *s, const mns_amm52_ctx *c, const uint64_t *a, const uint64_t
  * lanes equal to 2^52 - 1 (one bit per lane), the lanes that receive a
  * carry are ((G << 1) + P) xor P. Constant time (masks, no branch). */
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
-amm_finish(const mns_amm52_ctx *c, uint64_t *r, const amm_lane *s, const int NV)
+amm_finish(uint64_t *r, const amm_lane *s, const int NV)
 {
-    (void)c;
     const __m512i M = _mm512_set1_epi64((long long)MNS_AMM52_MASK);
     __m512i y[MNS_AMM52_MAX_NV];
     __m512i below = _mm512_maskz_set1_epi64(0x80, (long long)s->carry);
@@ -165,7 +164,7 @@ amm_x1(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b
         amm_b_terms(&s, b[i + 1], 1, NV, 1);
     }
     amm_q_terms(&s, b[m - 1], NV, 1);
-    amm_finish(c, r, &s, NV);
+    amm_finish(r, &s, NV);
 }
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 amm_x2(const mns_amm52_ctx *c0, const mns_amm52_ctx *c1, uint64_t *r0, const uint64_t *a0,
@@ -183,8 +182,8 @@ amm_x2(const mns_amm52_ctx *c0, const mns_amm52_ctx *c1, uint64_t *r0, const uin
     }
     amm_q_terms(&s0, b0[m - 1], NV, 0);
     amm_q_terms(&s1, b1[m - 1], NV, 0);
-    amm_finish(c0, r0, &s0, NV);
-    amm_finish(c1, r1, &s1, NV);
+    amm_finish(r0, &s0, NV);
+    amm_finish(r1, &s1, NV);
 }
 #define AMM_INST(NV)                                                                           \
     MNS_TARGET_IFMA static void mul_##NV(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a, \
