@@ -84,7 +84,7 @@ void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_
 void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch);
 
 /* t has 2n words (a double-length product, t < p R); r <- t R^-1 mod p, and t
- * is clobbered. Shared by the squarings of every kernel. */
+ * is clobbered (the portable squaring's reduction). */
 void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t);
 
 /* set_words of backend.h: r <- a R mod p for the n-word a < p (mont_words.c). */
