@@ -6,6 +6,7 @@ find_program(VALGRIND valgrind)
 add_executable(ctime ${CMAKE_CURRENT_SOURCE_DIR}/ct/ctime.c)
 target_link_libraries(ctime PRIVATE mns_static)
 set(MNS_CT_SPECS mont mont:kernel=generic mont:kernel=gmp-mpn mont:kernel=adx mont:kernel=fixed
+  mont:kernel=fixed-adx
   mont-ifma:kernel=generic)
 if(VALGRIND AND NOT MNS_SANITIZE)
   add_test(NAME ctime-valgrind COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes

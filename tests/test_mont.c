@@ -40,7 +40,7 @@ int main(void)
      * word count to 20 (the adx kernel pads p to 8 words and takes n mod 4
      * rows one at a time), then around its block and threshold edges */
     static const char *const kernels[] = {"mont:kernel=gmp-mpn", "mont:kernel=adx",
-                                          "mont:kernel=fixed"};
+                                          "mont:kernel=fixed", "mont:kernel=fixed-adx"};
     static const size_t words[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
                                    14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 31, 33, 64, 65, 97};
     const mt_field_opts kern = {.iters = 10, .chain = 100, .powms = 3, .allow_notsup = 1};
@@ -55,7 +55,7 @@ int main(void)
         }
     /* kernel=fixed: every word count to MNS_MONT_FIXED_MAX (9) on every
      * path (portable C), refused above; the default up to there unless
-     * MNS_CPU=generic */
+     * MNS_CPU=generic or fixed-adx takes the size */
     for (size_t w = 1; w <= 10; w++) {
         mt_modulus(p, 64 * w - 1, MT_MOD_RANDOM);
         mns_field *f = NULL;
@@ -64,10 +64,23 @@ int main(void)
                  st == MNS_OK ? "accepted" : mns_last_error());
         mns_field_free(f);
         f = NULL;
+        /* kernel=fixed-adx: 2 to 9 words, on CPUs with BMI2 and ADX */
+        const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
+        const int has_adx = (mns_cpu_features_raw() & adx) == adx;
+        st = mns_field_new(&f, p, "mont:kernel=fixed-adx");
+        MT_CHECK(has_adx && w >= 2 && w <= 9 ? st == MNS_OK : st == MNS_ENOTSUP,
+                 "mont:kernel=fixed-adx at %zu words: %s", w,
+                 st == MNS_OK ? "accepted" : mns_last_error());
+        mns_field_free(f);
+        f = NULL;
         MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont: %s", mns_last_error());
+        const int native = mns_cpu_features() != 0;
+        const int fx_adx = native && (mns_cpu_features() & adx) == adx && w >= 2 && w <= 9;
         const int fixed = strstr(mns_field_describe(f), "kernel=fixed ") != NULL;
-        MT_CHECK(fixed == (w <= 9 && mns_cpu_features() != 0), "mont default at %zu words: %s", w,
+        MT_CHECK(fixed == (w <= 9 && native && !fx_adx), "mont default at %zu words: %s", w,
                  mns_field_describe(f));
+        MT_CHECK((strstr(mns_field_describe(f), "kernel=fixed-adx ") != NULL) == fx_adx,
+                 "mont default at %zu words: %s", w, mns_field_describe(f));
         mns_field_free(f);
     }
     /* far larger: beyond the stack scratch (heap path) */

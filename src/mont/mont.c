@@ -150,12 +150,19 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
         return st;
     const char *want = mns_opts_get(opts, "kernel");
     if (want && strcmp(want, "generic") != 0 && strcmp(want, "gmp-mpn") != 0 &&
-        strcmp(want, "adx") != 0 && strcmp(want, "fixed") != 0)
-        return mns_error(MNS_EINVAL, "mont: unknown kernel \"%s\" (generic, gmp-mpn, adx, fixed)",
+        strcmp(want, "adx") != 0 && strcmp(want, "fixed") != 0 && strcmp(want, "fixed-adx") != 0)
+        return mns_error(MNS_EINVAL,
+                         "mont: unknown kernel \"%s\" (generic, gmp-mpn, adx, fixed, fixed-adx)",
                          want);
     if (want && strcmp(want, "fixed") == 0 && mpz_size(p) > MNS_MONT_FIXED_MAX)
         return mns_error(MNS_ENOTSUP, "mont: kernel fixed takes p of at most %d words",
                          MNS_MONT_FIXED_MAX);
+    mns_mont_mul_fn mx_mul;
+    mns_mont_sqr_fn mx_sqr;
+    const int mx_size = mns_mont_mulx_kernels(mpz_size(p), &mx_mul, &mx_sqr);
+    if (want && strcmp(want, "fixed-adx") == 0 && !mx_size)
+        return mns_error(MNS_ENOTSUP, "mont: kernel fixed-adx takes p of %d to %d words (x86-64)",
+                         MNS_MONT_MULX_MIN, MNS_MONT_MULX_MAX);
     const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
     /* MNS_MONT_ASSUME_ADX=1 vouches that the CPU runs ADX although CPUID
      * hides it: valgrind 3.19 executes adcx/adox but clears the ADX bit, and
@@ -163,8 +170,8 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     const char *assume = getenv("MNS_MONT_ASSUME_ADX");
     int has_adx = (mns_cpu_features_raw() & adx) == adx ||
                   (assume && strcmp(assume, "1") == 0 && (mns_cpu_features_raw() & MNS_CPU_BMI2));
-    if (want && strcmp(want, "adx") == 0 && !has_adx)
-        return mns_error(MNS_ENOTSUP, "mont: kernel adx needs a CPU with BMI2 and ADX");
+    if (want && (strcmp(want, "adx") == 0 || strcmp(want, "fixed-adx") == 0) && !has_adx)
+        return mns_error(MNS_ENOTSUP, "mont: kernel %s needs a CPU with BMI2 and ADX", want);
 
     mns_mont_ctx *c = calloc(1, sizeof *c);
     if (!c)
@@ -215,10 +222,17 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * product on a Zen 3 (one process, session 22): 16/20 vs 53/56 at 64
      * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
      * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
-     * was already slower (432 vs 420: the sum no longer fits the registers). */
+     * was already slower (432 vs 420: the sum no longer fits the registers).
+     * From 2 to 9 words on CPUs with BMI2 and ADX, the fixed-size mulx
+     * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
+     * session 23), ticks per product / squaring 73/73 against fixed's 98/98
+     * at 256 bits, 122/122 vs 196/171 at 384, 196/196 vs 319/294 at 512,
+     * 220/220 vs 392/367 at 576 (at 128 bits a tie, 37/33 vs 33/33). One
+     * word keeps the fixed kernel. */
     c->mpn_scratch = mns_mont_mpn_scratch(c->n);
     const char *kernel = want                                         ? want
                          : mns_cpu_features() == 0                    ? "generic"
+                         : (mns_cpu_features() & adx) == adx && mx_size ? "fixed-adx"
                          : c->n <= MNS_MONT_FIXED_MAX                 ? "fixed"
                          : (mns_cpu_features() & adx) == adx &&
                                    c->n >= MNS_MONT_ADX_MIN_WORDS ? "adx"
@@ -230,6 +244,10 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     } else if (strcmp(kernel, "fixed") == 0) {
         mns_mont_fixed_kernels(c->n, &c->mul, &c->sqr);
         c->kernel = "fixed";
+    } else if (strcmp(kernel, "fixed-adx") == 0) {
+        c->mul = mx_mul;
+        c->sqr = mx_sqr;
+        c->kernel = "fixed-adx";
     } else if (strcmp(kernel, "adx") == 0) {
         c->mul = mns_mont_mul_adx;
         c->sqr = mns_mont_sqr_adx;

@@ -50,6 +50,14 @@ void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
 #define MNS_MONT_FIXED_MAX 9
 int mns_mont_fixed_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
 
+/* Kernels for a fixed word count MNS_MONT_MULX_MIN <= n <= MNS_MONT_MULX_MAX
+ * in mulx/adcx/adox assembly (mont_mulx.c); only on x86-64 CPUs with BMI2
+ * and ADX: the pair for n in *mul and *sqr, or 0 if n has none (or the
+ * build is not for x86-64). */
+#define MNS_MONT_MULX_MIN 2
+#define MNS_MONT_MULX_MAX 9
+int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
+
 /* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */
 void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
