@@ -11,11 +11,13 @@ word a_i of a, a multiplication row t += a_i b, then a reduction row
 t += m p with m = t_0 (-p^-1) mod 2^64, then the division by 2^64, which is
 only a renaming of the registers (the row's low word is zero). Registers are
 renamed in Python, so the text is straight-line code with no loop, branch
-or data-dependent address.
+or data-dependent address. The squaring (mns_mont_sqrx_N) has the same
+reduction rows; its multiplication rows compute each cross product once
+(see instance_sqr).
 
 Why generated: the register rotation differs per row and per word count;
-writing 8 instances of up to 9 rows by hand would be error-prone, and GNU as
-macros cannot rename registers per row without a table this script is
+writing 16 instances of up to 9 rows by hand would be error-prone, and GNU
+as macros cannot rename registers per row without a table this script is
 simpler than."""
 import os
 import sys
@@ -34,13 +36,7 @@ def reg32(r):
     return {"%rdi": "%edi", "%rbp": "%ebp", "%rsi": "%esi"}.get(r, r + "d")
 
 
-def instance(n):
-    name = "mns_mont_mulx_%d" % n
-    # stack: b at 0, a at 8n, r at 16n, -p^-1 at 16n + 8, a zero word at 16n + 16
-    B, A, R, PINV, ZERO = 0, 8 * n, 16 * n, 16 * n + 8, 16 * n + 16
-    frame = 16 * n + 24
-    out = []
-    e = out.append
+def prologue(e, name, frame):
     e(".p2align 5")
     e(".globl %s" % name)
     e(".hidden %s" % name)
@@ -53,6 +49,70 @@ def instance(n):
         e(".cfi_rel_offset %s, 0" % r)
     e("sub $%d, %%rsp" % frame)
     e(".cfi_adjust_cfa_offset %d" % frame)
+
+
+def epilogue(e, name, frame):
+    e("add $%d, %%rsp" % frame)
+    e(".cfi_adjust_cfa_offset -%d" % frame)
+    for r in reversed(SAVED):
+        e("pop %s" % r)
+        e(".cfi_adjust_cfa_offset -8")
+        e(".cfi_restore %s" % r)
+    e("ret")
+    e(".cfi_endproc")
+    e(".size %s, .-%s" % (name, name))
+
+
+def reduction_row(e, i, W, c, pinv):
+    """t += m p, m = t_0 (-p^-1) mod 2^64, on the window W (n + 1
+    registers) and the carry word c (word n + 1); p at rcx."""
+    n = len(W) - 1
+    e("# row %d: t += m p, m = t_0 (-p^-1) mod 2^64" % i)
+    e("mov %s, %%rdx" % W[0])
+    e("imul %d(%%rsp), %%rdx" % pinv)
+    e("xor %eax, %eax")  # CF = OF = 0
+    for j in range(n):
+        # CF adds the low halves at j, OF the high halves at j + 1
+        e("mulx %d(%%rcx), %%rax, %%rbx" % (8 * j))
+        e("adcx %%rax, %s" % W[j])
+        e("adox %%rbx, %s" % W[j + 1])
+    # CF is owed to word n, then CF and OF to word n + 1. W[0] is now zero
+    # (m was chosen for it): it serves as the zero source, then becomes the
+    # next row's c
+    e("adcx %s, %s" % (W[0], W[n]))
+    e("adcx %s, %s" % (W[0], c))
+    e("adox %s, %s" % (W[0], c))
+
+
+def final_subtraction(e, W, tmp, r):
+    """r <- t - p if that does not borrow, else t (t = W < 2p), by cmov;
+    tmp: n words of stack; r: the stack slot of the result pointer."""
+    n = len(W) - 1
+    e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
+    e("mov %s, %%rax" % W[0])
+    e("sub 0(%rcx), %rax")
+    e("mov %%rax, %d(%%rsp)" % tmp)
+    for j in range(1, n):
+        e("mov %s, %%rax" % W[j])
+        e("sbb %d(%%rcx), %%rax" % (8 * j))
+        e("mov %%rax, %d(%%rsp)" % (tmp + 8 * j))
+    e("sbb $0, %s" % W[n])  # CF = 1 exactly when t < p
+    for j in range(n):
+        e("cmovae %d(%%rsp), %s" % (tmp + 8 * j, W[j]))
+    e("mov %d(%%rsp), %%rdx" % r)
+    for j in range(n):
+        e("mov %s, %d(%%rdx)" % (W[j], 8 * j))
+
+
+def instance_mul(n):
+    """mns_mont_mulx_N(r, a, b, p, pinv): rdi, rsi, rdx, rcx, r8."""
+    name = "mns_mont_mulx_%d" % n
+    # stack: b at 0, a at 8n, r at 16n, -p^-1 at 16n + 8, a zero word at 16n + 16
+    B, A, R, PINV, ZERO = 0, 8 * n, 16 * n, 16 * n + 8, 16 * n + 16
+    frame = 16 * n + 24
+    out = []
+    e = out.append
+    prologue(e, name, frame)
     # copies of a and b first: r may alias either, and it is written last
     for j in range(n):
         e("mov %d(%%rdx), %%rax" % (8 * j))
@@ -70,9 +130,8 @@ def instance(n):
         W, c = regs[: n + 1], regs[n + 1]
         e("# row %d: t += a_%d b" % (i, i))
         e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
-        e("xor %eax, %eax")  # CF = OF = 0
+        e("xor %eax, %eax")
         for j in range(n):
-            # CF adds the low halves at j, OF the high halves at j + 1
             e("mulx %d(%%rsp), %%rax, %%rbx" % (B + 8 * j))
             e("adcx %%rax, %s" % W[j])
             e("adox %%rbx, %s" % W[j + 1])
@@ -81,45 +140,83 @@ def instance(n):
         e("adcx %s, %s" % (c, W[n]))
         e("adox %d(%%rsp), %s" % (ZERO, c))
         e("adcx %d(%%rsp), %s" % (ZERO, c))
-        e("# row %d: t += m p, m = t_0 (-p^-1) mod 2^64" % i)
-        e("mov %s, %%rdx" % W[0])
-        e("imul %d(%%rsp), %%rdx" % PINV)
-        e("xor %eax, %eax")
-        for j in range(n):
-            e("mulx %d(%%rcx), %%rax, %%rbx" % (8 * j))
-            e("adcx %%rax, %s" % W[j])
-            e("adox %%rbx, %s" % W[j + 1])
-        # W[0] is now zero (m was chosen for it): it serves as the zero
-        # source, then becomes the next row's c
-        e("adcx %s, %s" % (W[0], W[n]))
-        e("adcx %s, %s" % (W[0], c))
-        e("adox %s, %s" % (W[0], c))
+        reduction_row(e, i, W, c, PINV)
         # (t + a_i b + m p) / 2^64 < 2p: the window shifts by one register
         regs = regs[1: n + 1] + [c, regs[0]]
-    W = regs[: n + 1]
-    e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
-    e("mov %s, %%rax" % W[0])
-    e("sub 0(%rcx), %rax")
-    e("mov %%rax, %d(%%rsp)" % B)
-    for j in range(1, n):
-        e("mov %s, %%rax" % W[j])
-        e("sbb %d(%%rcx), %%rax" % (8 * j))
-        e("mov %%rax, %d(%%rsp)" % (B + 8 * j))
-    e("sbb $0, %s" % W[n])  # CF = 1 exactly when t < p
+    final_subtraction(e, regs[: n + 1], B, R)
+    epilogue(e, name, frame)
+    return out
+
+
+def instance_sqr(n):
+    """mns_mont_sqrx_N(r, a, p, pinv): rdi, rsi, rdx, rcx.
+
+    Row i adds a_i^2 B^i + 2 a_i sum_(j>i) a_j B^j (B = 2^64, window words
+    counted from the window's start), so every cross product is computed
+    once: n(n+1)/2 + n products instead of n^2. The doubled tail is read
+    from d = 2a (n + 1 words, d_j = (a_j << 1) | (a_(j-1) >> 63)) except
+    its lowest word, which must not take a_i's top bit: 2 a_(i+1) mod B.
+    The window then holds more than in the product (each row adds up to
+    2^(64(n+1)) times its word), but stays below 4 B^n: its top word and c
+    stay below 4, and after the last row t = (a^2 + M p) / B^n < 2p."""
+    name = "mns_mont_sqrx_%d" % n
+    # stack: a at 0 (then the final subtraction's words), 2 a_j at 8n + 8j,
+    # d_j at 16n + 8j (j = 1..n), r at 24n + 8, -p^-1 at 24n + 16, zero at 24n + 24
+    A, E, D = 0, 8 * n, 16 * n
+    R, PINV, ZERO = 24 * n + 8, 24 * n + 16, 24 * n + 24
+    frame = 24 * n + 32
+    out = []
+    e = out.append
+    prologue(e, name, frame)
+    e("mov %%rdi, %d(%%rsp)" % R)
+    e("mov %%rcx, %d(%%rsp)" % PINV)
+    e("mov %rdx, %rcx")
+    e("movq $0, %d(%%rsp)" % ZERO)
+    # a, then 2 a_j and d_j from it (r may alias a: it is written last)
     for j in range(n):
-        e("cmovae %d(%%rsp), %s" % (B + 8 * j, W[j]))
-    e("mov %d(%%rsp), %%rdx" % R)
-    for j in range(n):
-        e("mov %s, %d(%%rdx)" % (W[j], 8 * j))
-    e("add $%d, %%rsp" % frame)
-    e(".cfi_adjust_cfa_offset -%d" % frame)
-    for r in reversed(SAVED):
-        e("pop %s" % r)
-        e(".cfi_adjust_cfa_offset -8")
-        e(".cfi_restore %s" % r)
-    e("ret")
-    e(".cfi_endproc")
-    e(".size %s, .-%s" % (name, name))
+        e("mov %d(%%rsi), %%rax" % (8 * j))
+        e("mov %%rax, %d(%%rsp)" % (A + 8 * j))
+        if j >= 1:
+            e("lea (%rax,%rax), %rbx")
+            e("mov %%rbx, %d(%%rsp)" % (E + 8 * j))
+            e("mov %rax, %rbx")
+            e("shld $1, %rdx, %rbx")  # (a_j << 1) | (a_(j-1) >> 63)
+            e("mov %%rbx, %d(%%rsp)" % (D + 8 * j))
+        e("mov %rax, %rdx")
+    e("shr $63, %rdx")
+    e("mov %%rdx, %d(%%rsp)" % (D + 8 * n))
+    regs = WINDOW_REGS[: n + 2]
+    for r in regs:
+        e("xor %s, %s" % (reg32(r), reg32(r)))
+    for i in range(n):
+        W, c = regs[: n + 1], regs[n + 1]
+        e("# row %d: t += a_%d^2 B^%d + 2 a_%d sum_(j>%d) a_j B^j" % (i, i, i, i, i))
+        e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
+        e("xor %eax, %eax")
+        e("mulx %rdx, %rax, %rbx")
+        e("adcx %%rax, %s" % W[i])
+        e("adox %%rbx, %s" % W[i + 1])
+        # the doubled tail: 2 a_(i+1) mod B, then d_(i+2) .. d_n
+        # (the last row has none)
+        tail = [E + 8 * (i + 1)] + [D + 8 * j for j in range(i + 2, n + 1)] if i + 1 < n else []
+        Wc = W + [c]
+        for k, off in enumerate(tail):
+            e("mulx %d(%%rsp), %%rax, %%rbx" % off)
+            e("adcx %%rax, %s" % Wc[i + 1 + k])
+            e("adox %%rbx, %s" % Wc[i + 2 + k])
+        if tail:
+            # CF is owed to word n + 1 (c), OF to word n + 2, which the bound
+            # on t keeps zero
+            e("adcx %d(%%rsp), %s" % (ZERO, c))
+        else:
+            # CF is owed to word n, OF to word n + 1
+            e("adcx %d(%%rsp), %s" % (ZERO, W[n]))
+            e("adcx %d(%%rsp), %s" % (ZERO, c))
+            e("adox %d(%%rsp), %s" % (ZERO, c))
+        reduction_row(e, i, W, c, PINV)
+        regs = regs[1: n + 1] + [c, regs[0]]
+    final_subtraction(e, regs[: n + 1], A, R)
+    epilogue(e, name, frame)
     return out
 
 
@@ -128,7 +225,7 @@ def text():
              " * src/mont/mont_mulx.c (x86-64 with BMI2 and ADX only). */",
              "__asm__(\".text\\n\""]
     for n in range(MIN_WORDS, MAX_WORDS + 1):
-        for ins in instance(n):
+        for ins in instance_mul(n) + instance_sqr(n):
             if ins.startswith("#"):
                 lines.append("        /* %s */" % ins[2:])
             else:

@@ -225,10 +225,10 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * was already slower (432 vs 420: the sum no longer fits the registers).
      * From 2 to 9 words on CPUs with BMI2 and ADX, the fixed-size mulx
      * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
-     * session 23), ticks per product / squaring 73/73 against fixed's 98/98
-     * at 256 bits, 122/122 vs 196/171 at 384, 196/196 vs 319/294 at 512,
-     * 220/220 vs 392/367 at 576 (at 128 bits a tie, 37/33 vs 33/33). One
-     * word keeps the fixed kernel. */
+     * session 23), ticks per product / squaring 49/62 against fixed's 74/86
+     * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,
+     * 196/172 vs 343/294 at 576 (at 128 bits a tie). One word keeps the
+     * fixed kernel. */
     c->mpn_scratch = mns_mont_mpn_scratch(c->n);
     const char *kernel = want                                         ? want
                          : mns_cpu_features() == 0                    ? "generic"

@@ -18,8 +18,10 @@
  * 2^(64(n+1)) when p is near 2^(64n), hence the carry word. The result is
  * t - p when that does not borrow, else t, chosen by cmov: r < p.
  *
- * The squaring is the same product with b = a: 2n^2 products, where a
- * dedicated squaring would take n(n+1)/2 + n^2.
+ * The squaring computes each cross product once: row i adds a_i^2 and
+ * a_i times the doubled tail 2 (a_(i+1) + a_(i+2) 2^64 + ...), read from a
+ * doubled copy of a made once, so n(n+1)/2 + n^2 products against the
+ * product's 2n^2, and the reduction rows are the product's.
  *
  * Constant time: no branch, and every address depends on n only; the final
  * choice is a cmov over every word. */
@@ -28,8 +30,9 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "mont/mont_mulx_asm.inc"
 
-/* r <- a b 2^(-64n) mod p for the N-word odd p, a, b < p, pinv = -p^-1 mod
- * 2^64; r may alias a or b (both are copied before r is written). */
+/* r <- a b 2^(-64n) mod p (mulx) and r <- a^2 2^(-64n) mod p (sqrx) for the
+ * N-word odd p, a, b < p, pinv = -p^-1 mod 2^64; r may alias a or b (both
+ * are copied before r is written). */
 #define MX_INST(N)                                                                              \
     void mns_mont_mulx_##N(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, \
                            uint64_t pinv);                                                      \
@@ -38,9 +41,10 @@
     {                                                                                           \
         mns_mont_mulx_##N(r, a, b, c->p, c->pinv);                                              \
     }                                                                                           \
+    void mns_mont_sqrx_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv);   \
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
-        mns_mont_mulx_##N(r, a, a, c->p, c->pinv);                                              \
+        mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
     }
 MX_INST(2)
 MX_INST(3)
