@@ -63,6 +63,18 @@ def epilogue(e, name, frame):
     e(".size %s, .-%s" % (name, name))
 
 
+def mul_add(e, sources, dst):
+    """rdx times each word of `sources` (memory operands) added to the
+    registers dst: the low half of product k to dst[k] on the CF chain,
+    the high half to dst[k + 1] on the OF chain (len(dst) = len(sources) +
+    1). The chains must start clear; the carries owed to the words past
+    dst[-2] (CF) and dst[-1] (OF) are left in the flags."""
+    for k, src in enumerate(sources):
+        e("mulx %s, %%rax, %%rbx" % src)
+        e("adcx %%rax, %s" % dst[k])
+        e("adox %%rbx, %s" % dst[k + 1])
+
+
 def reduction_row(e, i, W, c, pinv):
     """t += m p, m = t_0 (-p^-1) mod 2^64, on the window W (n + 1
     registers) and the carry word c (word n + 1); p at rcx."""
@@ -71,11 +83,7 @@ def reduction_row(e, i, W, c, pinv):
     e("mov %s, %%rdx" % W[0])
     e("imul %d(%%rsp), %%rdx" % pinv)
     e("xor %eax, %eax")  # CF = OF = 0
-    for j in range(n):
-        # CF adds the low halves at j, OF the high halves at j + 1
-        e("mulx %d(%%rcx), %%rax, %%rbx" % (8 * j))
-        e("adcx %%rax, %s" % W[j])
-        e("adox %%rbx, %s" % W[j + 1])
+    mul_add(e, ["%d(%%rcx)" % (8 * j) for j in range(n)], W)
     # CF is owed to word n, then CF and OF to word n + 1. W[0] is now zero
     # (m was chosen for it): it serves as the zero source, then becomes the
     # next row's c
@@ -131,10 +139,7 @@ def instance_mul(n):
         e("# row %d: t += a_%d b" % (i, i))
         e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
         e("xor %eax, %eax")
-        for j in range(n):
-            e("mulx %d(%%rsp), %%rax, %%rbx" % (B + 8 * j))
-            e("adcx %%rax, %s" % W[j])
-            e("adox %%rbx, %s" % W[j + 1])
+        mul_add(e, ["%d(%%rsp)" % (B + 8 * j) for j in range(n)], W)
         # CF is owed to word n, OF to word n + 1; c (zero) takes word n + 1:
         # t + a_i b < (2^64 + 1) p can pass 2^(64(n+1)) when p is near 2^(64n)
         e("adcx %s, %s" % (c, W[n]))
@@ -193,17 +198,10 @@ def instance_sqr(n):
         e("# row %d: t += a_%d^2 B^%d + 2 a_%d sum_(j>%d) a_j B^j" % (i, i, i, i, i))
         e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
         e("xor %eax, %eax")
-        e("mulx %rdx, %rax, %rbx")
-        e("adcx %%rax, %s" % W[i])
-        e("adox %%rbx, %s" % W[i + 1])
-        # the doubled tail: 2 a_(i+1) mod B, then d_(i+2) .. d_n
+        # a_i^2, then the doubled tail: 2 a_(i+1) mod B, d_(i+2) .. d_n
         # (the last row has none)
         tail = [E + 8 * (i + 1)] + [D + 8 * j for j in range(i + 2, n + 1)] if i + 1 < n else []
-        Wc = W + [c]
-        for k, off in enumerate(tail):
-            e("mulx %d(%%rsp), %%rax, %%rbx" % off)
-            e("adcx %%rax, %s" % Wc[i + 1 + k])
-            e("adox %%rbx, %s" % Wc[i + 2 + k])
+        mul_add(e, ["%rdx"] + ["%d(%%rsp)" % off for off in tail], (W + [c])[i: i + len(tail) + 2])
         if tail:
             # CF is owed to word n + 1 (c), OF to word n + 2, which the bound
             # on t keeps zero
