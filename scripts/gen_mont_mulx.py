@@ -23,6 +23,12 @@ import os
 import sys
 
 MIN_WORDS, MAX_WORDS = 2, 9
+# Below 5 words the squaring's doubled copy of a costs what its fewer
+# products save: on the Zen 3, ticks per call in a dependent chain, sqrx /
+# mulx(a, a) 30.6 / 28.9 at 2 words, 42.1 / 42.1 at 3, 56.2 / 54.4 at 4,
+# 74.5 / 79.0 at 5, 152.9 / 168.7 at 8. mont_mulx.c squares with the
+# product there.
+SQR_MIN_WORDS = 5
 # The window t_0..t_n and the carry word c rotate through these (n + 2 of
 # them). rax / rbx take the products' low / high halves, rdx is mulx's
 # implicit factor, rcx points at p; a, b, r and -p^-1 live on the stack.
@@ -223,7 +229,7 @@ def text():
              " * src/mont/mont_mulx.c (x86-64 with BMI2 and ADX only). */",
              "__asm__(\".text\\n\""]
     for n in range(MIN_WORDS, MAX_WORDS + 1):
-        for ins in instance_mul(n) + instance_sqr(n):
+        for ins in instance_mul(n) + (instance_sqr(n) if n >= SQR_MIN_WORDS else []):
             if ins.startswith("#"):
                 lines.append("        /* %s */" % ins[2:])
             else:

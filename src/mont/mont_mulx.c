@@ -21,7 +21,8 @@
  * The squaring computes each cross product once: row i adds a_i^2 and
  * a_i times the doubled tail 2 (a_(i+1) + a_(i+2) 2^64 + ...), read from a
  * doubled copy of a made once, so n(n+1)/2 + n^2 products against the
- * product's 2n^2, and the reduction rows are the product's.
+ * product's 2n^2, and the reduction rows are the product's. From 5 words:
+ * below, the copy costs what the products save, and the product squares.
  *
  * Constant time: no branch, and every address depends on n only; the final
  * choice is a cmov over every word. */
@@ -33,27 +34,43 @@
 /* r <- a b 2^(-64n) mod p (mulx) and r <- a^2 2^(-64n) mod p (sqrx) for the
  * N-word odd p, a, b < p, pinv = -p^-1 mod 2^64; r may alias a or b (both
  * are copied before r is written). */
-#define MX_INST(N)                                                                              \
+#define MX_MUL(N)                                                                               \
     void mns_mont_mulx_##N(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, \
                            uint64_t pinv);                                                      \
     static void mx_mul_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,               \
                            const uint64_t *b)                                                   \
     {                                                                                           \
         mns_mont_mulx_##N(r, a, b, c->p, c->pinv);                                              \
-    }                                                                                           \
+    }
+#define MX_SQR(N)                                                                               \
     void mns_mont_sqrx_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv);   \
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
         mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
     }
-MX_INST(2)
-MX_INST(3)
-MX_INST(4)
-MX_INST(5)
-MX_INST(6)
-MX_INST(7)
-MX_INST(8)
-MX_INST(9)
+/* Below 5 words the product squares as fast as a squaring would
+ * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text */
+#define MX_SQR_BY_MUL(N)                                                                        \
+    static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
+    {                                                                                           \
+        mns_mont_mulx_##N(r, a, a, c->p, c->pinv);                                              \
+    }
+MX_MUL(2)
+MX_MUL(3)
+MX_MUL(4)
+MX_MUL(5)
+MX_MUL(6)
+MX_MUL(7)
+MX_MUL(8)
+MX_MUL(9)
+MX_SQR_BY_MUL(2)
+MX_SQR_BY_MUL(3)
+MX_SQR_BY_MUL(4)
+MX_SQR(5)
+MX_SQR(6)
+MX_SQR(7)
+MX_SQR(8)
+MX_SQR(9)
 
 _Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 9,
                "one instance per word count the generator writes");
