@@ -1186,12 +1186,8 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
     st = MNS_ENOTSUP;
     if (lanes && kern != MNS_PMNS_MP_KERNEL_FMA && !try_fma)
         return mns_error(MNS_EINVAL, "%s: lanes= is an option of kernel=fma", name);
-    if (lanes == 8 && !(mns_cpu_features() & MNS_CPU_AVX512F))
-        return mns_error(MNS_ENOTSUP, "%s: lanes=8 needs AVX-512F (absent%s)", name,
-                         mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
-    if (lanes == 8 && !mns_pmns_mp_fma8_instance(2, 8, 0, 0))
-        return mns_error(MNS_ENOTSUP, "%s: lanes=8: this build has no 8-lane FMA code "
-                         "(built with MNS_IFMA_EMULATE, see mp_fma512.c)", name);
+    if (lanes == 8 && mns_pmns_mp_fma8_missing())
+        return mns_error(MNS_ENOTSUP, "%s: lanes=8: %s", name, mns_pmns_mp_fma8_missing());
     if (try_fma)
         st = new_impl(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
                       MNS_PMNS_MP_KERNEL_FMA, 0, (int)lanes, 0);

@@ -212,6 +212,9 @@ int mns_pmns_mp_fma_prepare(mns_pmns_mp_ctx *c);
  * (sq: the squaring) for (s, n), unsplit (h = 0) or split into halves of h
  * vectors; NULL where there is none (or the build has no AVX-512F code) */
 mp_mul_fn mns_pmns_mp_fma8_instance(int s, int n, int h, int sq);
+/* why the FMA kernel cannot run 8 lanes here (no AVX-512F, or a build
+ * without the instances), or NULL when it can */
+const char *mns_pmns_mp_fma8_missing(void);
 int mns_pmns_mp_fma_has(int s, int n);
 int mns_pmns_mp_fma_bounds_ok(int k, long lambda, double lg_d, uint64_t mmax, int split);
 /* the FMA kernel's cost model of c's choice (unsplit or split), to compare

@@ -252,12 +252,22 @@ static long fma_cost(int n, int m)
     return m ? 33L * 4 * m * m : 40L * n * n;
 }
 
+const char *mns_pmns_mp_fma8_missing(void)
+{
+    if (!(mns_cpu_features() & MNS_CPU_AVX512F))
+        return mns_cpu_features() == 0 ? "needs AVX-512F (absent, or disabled by MNS_CPU=generic)"
+                                       : "needs AVX-512F (absent)";
+    if (!mns_pmns_mp_fma8_instance(2, 8, 0, 0))
+        return "this build has no 8-lane FMA code (built with MNS_IFMA_EMULATE, see mp_fma512.c)";
+    return NULL;
+}
+
 /* lanes of the vectors the CPU gives the kernel: 8 where it has AVX-512F
  * (and the build its instances), else 4; want: 4 or 8 asks for that width
  * (0: the default) */
 static int fma_lanes(int want)
 {
-    const int has8 = (mns_cpu_features() & MNS_CPU_AVX512F) && mns_pmns_mp_fma8_instance(2, 8, 0, 0);
+    const int has8 = mns_pmns_mp_fma8_missing() == NULL;
     if (want == 8)
         return has8 ? 8 : 0;
     if (want == 4)
