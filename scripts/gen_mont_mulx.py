@@ -22,7 +22,9 @@ simpler than."""
 import os
 import sys
 
-MIN_WORDS, MAX_WORDS = 2, 9
+MIN_WORDS, MAX_WORDS = 2, 12
+# from this many words the window's top word and carry word go to the stack
+WIDE_WORDS = 10
 # Below 5 words the squaring's doubled copy of a costs what its fewer
 # products save: on the Zen 3, ticks per call in a dependent chain, sqrx /
 # mulx(a, a) 30.6 / 28.9 at 2 words, 42.1 / 42.1 at 3, 56.2 / 54.4 at 4,
@@ -39,7 +41,7 @@ SAVED = ["%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"]
 
 def reg32(r):
     """The 32-bit name (xor of it zeroes the whole register)."""
-    return {"%rdi": "%edi", "%rbp": "%ebp", "%rsi": "%esi"}.get(r, r + "d")
+    return {"%rdi": "%edi", "%rbp": "%ebp", "%rsi": "%esi", "%rcx": "%ecx"}.get(r, r + "d")
 
 
 def prologue(e, name, frame):
@@ -98,24 +100,41 @@ def reduction_row(e, i, W, c, pinv):
     e("adox %s, %s" % (W[0], c))
 
 
-def final_subtraction(e, W, tmp, r):
+def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j)):
     """r <- t - p if that does not borrow, else t (t = W < 2p), by cmov;
-    tmp: n words of stack; r: the stack slot of the result pointer."""
+    tmp: n words of stack; r: the stack slot of the result pointer; W[n]
+    (0 or 1) may be a memory operand; p(j): the operand of p's word j."""
     n = len(W) - 1
     e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
     e("mov %s, %%rax" % W[0])
-    e("sub 0(%rcx), %rax")
+    e("sub %s, %%rax" % p(0))
     e("mov %%rax, %d(%%rsp)" % tmp)
     for j in range(1, n):
         e("mov %s, %%rax" % W[j])
-        e("sbb %d(%%rcx), %%rax" % (8 * j))
+        e("sbb %s, %%rax" % p(j))
         e("mov %%rax, %d(%%rsp)" % (tmp + 8 * j))
-    e("sbb $0, %s" % W[n])  # CF = 1 exactly when t < p
+    e("sbbq $0, %s" % W[n])  # CF = 1 exactly when t < p
     for j in range(n):
         e("cmovae %d(%%rsp), %s" % (tmp + 8 * j, W[j]))
     e("mov %d(%%rsp), %%rdx" % r)
     for j in range(n):
         e("mov %s, %d(%%rdx)" % (W[j], 8 * j))
+
+
+def enter_product(e, n, copies, r, pinv, zero, regs):
+    """The product's entry (arguments r, a, b, p, pinv in rdi, rsi, rdx,
+    rcx, r8): the n words at each (pointer, stack offset) of `copies`
+    copied to the stack first (r may alias a or b, and it is written
+    last), r and pinv saved, the zero word stored, the registers cleared."""
+    for j in range(n):
+        for src, off in copies:
+            e("mov %d(%s), %%rax" % (8 * j, src))
+            e("mov %%rax, %d(%%rsp)" % (off + 8 * j))
+    e("mov %%rdi, %d(%%rsp)" % r)
+    e("mov %%r8, %d(%%rsp)" % pinv)
+    e("movq $0, %d(%%rsp)" % zero)
+    for x in regs:
+        e("xor %s, %s" % (reg32(x), reg32(x)))
 
 
 def instance_mul(n):
@@ -127,18 +146,8 @@ def instance_mul(n):
     out = []
     e = out.append
     prologue(e, name, frame)
-    # copies of a and b first: r may alias either, and it is written last
-    for j in range(n):
-        e("mov %d(%%rdx), %%rax" % (8 * j))
-        e("mov %%rax, %d(%%rsp)" % (B + 8 * j))
-        e("mov %d(%%rsi), %%rax" % (8 * j))
-        e("mov %%rax, %d(%%rsp)" % (A + 8 * j))
-    e("mov %%rdi, %d(%%rsp)" % R)
-    e("mov %%r8, %d(%%rsp)" % PINV)
-    e("movq $0, %d(%%rsp)" % ZERO)
     regs = WINDOW_REGS[: n + 2]
-    for r in regs:
-        e("xor %s, %s" % (reg32(r), reg32(r)))
+    enter_product(e, n, [("%rdx", B), ("%rsi", A)], R, PINV, ZERO, regs)
     for i in range(n):
         # state: t = W[0..n] < 2p (W[n] is 0 or 1), c = 0
         W, c = regs[: n + 1], regs[n + 1]
@@ -155,6 +164,69 @@ def instance_mul(n):
         # (t + a_i b + m p) / 2^64 < 2p: the window shifts by one register
         regs = regs[1: n + 1] + [c, regs[0]]
     final_subtraction(e, regs[: n + 1], B, R)
+    epilogue(e, name, frame)
+    return out
+
+
+def wide_row_top(e, W, last, tn, c, zero):
+    """The end of a row of instance_mul_wide, after mul_add over all but
+    the last word: the last product (rdx times `last`), its high half and
+    both chains' carries added to t_n (the stack word tn) in rdx, and what
+    passes t_n added to c ("$0" or a stack word) in rax; zero: an operand
+    that holds 0. rdx and rax are free here (the factor's last use is the
+    last mulx)."""
+    e("mulx %s, %%rax, %%rbx" % last)
+    e("adcx %%rax, %s" % W[-1])
+    e("mov %s, %%rdx" % tn)
+    e("adox %rbx, %rdx")
+    e("adcx %s, %%rdx" % zero)
+    e("mov %s, %%rax" % c)
+    e("adox %s, %%rax" % zero)
+    e("adcx %s, %%rax" % zero)
+
+
+def instance_mul_wide(n):
+    """mns_mont_mulx_N(r, a, b, p, pinv) for n = 10..MAX_WORDS: as
+    instance_mul, but the window's top word t_n (0 or 1 between rows) and
+    the carry word live on the stack, and p is copied there too, so that
+    t_0..t_(n-1) take 12 registers (rcx joins the window). Each row ends
+    by adding its last high half and carries to t_n and c through rdx and
+    rax, which are free by then."""
+    name = "mns_mont_mulx_%d" % n
+    # stack: b, a, p (n words each), r, -p^-1, zero, t_n, c
+    B, A, P = 0, 8 * n, 16 * n
+    R, PINV, ZERO, TN, C = 24 * n, 24 * n + 8, 24 * n + 16, 24 * n + 24, 24 * n + 32
+    frame = 24 * n + 40
+    out = []
+    e = out.append
+    prologue(e, name, frame)
+    regs = (WINDOW_REGS + ["%rcx"])[:n]
+    enter_product(e, n, [("%rdx", B), ("%rsi", A), ("%rcx", P)], R, PINV, ZERO, regs)
+    e("movq $0, %d(%%rsp)" % TN)
+    tn, c = "%d(%%rsp)" % TN, "%d(%%rsp)" % C
+    zero = "%d(%%rsp)" % ZERO
+    for i in range(n):
+        W = regs
+        e("# row %d: t += a_%d b" % (i, i))
+        e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
+        e("xor %eax, %eax")
+        mul_add(e, ["%d(%%rsp)" % (B + 8 * j) for j in range(n - 1)], W)
+        # c = what passes t_n (t + a_i b < (2^64 + 1) p)
+        wide_row_top(e, W, "%d(%%rsp)" % (B + 8 * (n - 1)), tn, "$0", zero)
+        e("mov %%rdx, %s" % tn)
+        e("mov %%rax, %s" % c)
+        e("# row %d: t += m p, m = t_0 (-p^-1) mod 2^64" % i)
+        e("mov %s, %%rdx" % W[0])
+        e("imul %d(%%rsp), %%rdx" % PINV)
+        e("xor %eax, %eax")
+        mul_add(e, ["%d(%%rsp)" % (P + 8 * j) for j in range(n - 1)], W)
+        # W[0] is zero now: the zero source, then the register of the new
+        # t_(n-1) (the old t_n); the new t_n is c plus what passes t_n
+        wide_row_top(e, W, "%d(%%rsp)" % (P + 8 * (n - 1)), tn, c, W[0])
+        e("mov %%rdx, %s" % W[0])
+        e("mov %%rax, %s" % tn)
+        regs = regs[1:] + [regs[0]]
+    final_subtraction(e, regs + [tn], B, R, lambda j: "%d(%%rsp)" % (P + 8 * j))
     epilogue(e, name, frame)
     return out
 
@@ -229,7 +301,9 @@ def text():
              " * src/mont/mont_mulx.c (x86-64 with BMI2 and ADX only). */",
              "__asm__(\".text\\n\""]
     for n in range(MIN_WORDS, MAX_WORDS + 1):
-        for ins in instance_mul(n) + (instance_sqr(n) if n >= SQR_MIN_WORDS else []):
+        mul = instance_mul_wide(n) if n >= WIDE_WORDS else instance_mul(n)
+        sqr = instance_sqr(n) if SQR_MIN_WORDS <= n < WIDE_WORDS else []
+        for ins in mul + sqr:
             if ins.startswith("#"):
                 lines.append("        /* %s */" % ins[2:])
             else:

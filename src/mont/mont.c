@@ -223,7 +223,7 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
      * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
      * was already slower (432 vs 420: the sum no longer fits the registers).
-     * From 2 to 9 words on CPUs with BMI2 and ADX, the fixed-size mulx
+     * From 2 to 12 words on CPUs with BMI2 and ADX, the fixed-size mulx
      * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
      * session 23), ticks per product / squaring 49/62 against fixed's 74/86
      * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,

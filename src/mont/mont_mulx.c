@@ -49,7 +49,8 @@
         mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
     }
 /* Below 5 words the product squares as fast as a squaring would
- * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text */
+ * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text;
+ * from 10 words (WIDE_WORDS) there is none written yet */
 #define MX_SQR_BY_MUL(N)                                                                        \
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
@@ -63,6 +64,9 @@ MX_MUL(6)
 MX_MUL(7)
 MX_MUL(8)
 MX_MUL(9)
+MX_MUL(10)
+MX_MUL(11)
+MX_MUL(12)
 MX_SQR_BY_MUL(2)
 MX_SQR_BY_MUL(3)
 MX_SQR_BY_MUL(4)
@@ -71,14 +75,19 @@ MX_SQR(6)
 MX_SQR(7)
 MX_SQR(8)
 MX_SQR(9)
+MX_SQR_BY_MUL(10)
+MX_SQR_BY_MUL(11)
+MX_SQR_BY_MUL(12)
 
-_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 9,
+_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 12,
                "one instance per word count the generator writes");
 
-static const mns_mont_mul_fn mx_muls[] = {mx_mul_2, mx_mul_3, mx_mul_4, mx_mul_5,
-                                          mx_mul_6, mx_mul_7, mx_mul_8, mx_mul_9};
-static const mns_mont_sqr_fn mx_sqrs[] = {mx_sqr_2, mx_sqr_3, mx_sqr_4, mx_sqr_5,
-                                          mx_sqr_6, mx_sqr_7, mx_sqr_8, mx_sqr_9};
+static const mns_mont_mul_fn mx_muls[] = {mx_mul_2, mx_mul_3, mx_mul_4,  mx_mul_5,
+                                          mx_mul_6, mx_mul_7, mx_mul_8,  mx_mul_9,
+                                          mx_mul_10, mx_mul_11, mx_mul_12};
+static const mns_mont_sqr_fn mx_sqrs[] = {mx_sqr_2, mx_sqr_3, mx_sqr_4,  mx_sqr_5,
+                                          mx_sqr_6, mx_sqr_7, mx_sqr_8,  mx_sqr_9,
+                                          mx_sqr_10, mx_sqr_11, mx_sqr_12};
 
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 {
