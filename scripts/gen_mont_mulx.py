@@ -215,20 +215,107 @@ def instance_mul_wide(n):
         wide_row_top(e, W, "%d(%%rsp)" % (B + 8 * (n - 1)), tn, "$0", zero)
         e("mov %%rdx, %s" % tn)
         e("mov %%rax, %s" % c)
-        e("# row %d: t += m p, m = t_0 (-p^-1) mod 2^64" % i)
-        e("mov %s, %%rdx" % W[0])
-        e("imul %d(%%rsp), %%rdx" % PINV)
-        e("xor %eax, %eax")
-        mul_add(e, ["%d(%%rsp)" % (P + 8 * j) for j in range(n - 1)], W)
-        # W[0] is zero now: the zero source, then the register of the new
-        # t_(n-1) (the old t_n); the new t_n is c plus what passes t_n
-        wide_row_top(e, W, "%d(%%rsp)" % (P + 8 * (n - 1)), tn, c, W[0])
-        e("mov %%rdx, %s" % W[0])
-        e("mov %%rax, %s" % tn)
+        wide_reduction_row(e, i, W, P, PINV, tn, c)
         regs = regs[1:] + [regs[0]]
     final_subtraction(e, regs + [tn], B, R, lambda j: "%d(%%rsp)" % (P + 8 * j))
     epilogue(e, name, frame)
     return out
+
+
+def wide_reduction_row(e, i, W, P, pinv, tn, c):
+    """reduction_row for the wide layout (t_n and c on the stack, p at
+    stack offset P); the caller then rotates W by one register."""
+    n = len(W)
+    e("# row %d: t += m p, m = t_0 (-p^-1) mod 2^64" % i)
+    e("mov %s, %%rdx" % W[0])
+    e("imul %d(%%rsp), %%rdx" % pinv)
+    e("xor %eax, %eax")
+    mul_add(e, ["%d(%%rsp)" % (P + 8 * j) for j in range(n - 1)], W)
+    # W[0] is zero now: the zero source, then the register of the new
+    # t_(n-1) (the old t_n); the new t_n is c plus what passes t_n
+    wide_row_top(e, W, "%d(%%rsp)" % (P + 8 * (n - 1)), tn, c, W[0])
+    e("mov %%rdx, %s" % W[0])
+    e("mov %%rax, %s" % tn)
+
+
+def instance_sqr_wide(n):
+    """mns_mont_sqrx_N(r, a, p, pinv) for n = WIDE_WORDS..MAX_WORDS: the
+    rows of instance_sqr on the layout of instance_mul_wide. One change:
+    the top bit of 2 a_(n-1) (d_n) times a_i, which row i would add at
+    window word n (on the stack), is added once after the last row instead,
+    as d_n (a_0 + a_1 B + ... + a_(n-2) B^(n-2)) at words 0..n-2. That is
+    the same sum: those terms sit at absolute word i + n >= n, which no
+    reduction factor m_j (read at absolute word j < n) sees."""
+    name = "mns_mont_sqrx_%d" % n
+    # stack: a, 2 a_j (j >= 1), d_j (j >= 2), a_j d_n (j <= n-2), p (n words
+    # each), r, -p^-1, zero, t_n, c
+    A, E, D, F, P = 0, 8 * n, 16 * n, 24 * n, 32 * n
+    R, PINV, ZERO, TN, C = 40 * n, 40 * n + 8, 40 * n + 16, 40 * n + 24, 40 * n + 32
+    frame = 40 * n + 40
+    out = []
+    e = out.append
+    prologue(e, name, frame)
+    e("mov %%rdi, %d(%%rsp)" % R)
+    e("mov %%rcx, %d(%%rsp)" % PINV)
+    e("movq $0, %d(%%rsp)" % ZERO)
+    e("movq $0, %d(%%rsp)" % TN)
+    for j in range(n):
+        e("mov %d(%%rdx), %%rax" % (8 * j))
+        e("mov %%rax, %d(%%rsp)" % (P + 8 * j))
+    double_copy(e, n, A, E, D)
+    # a_j d_n = a_j masked by the sign of a_(n-1) (rdx holds a_(n-1))
+    e("sar $63, %rdx")
+    for j in range(n - 1):
+        e("mov %d(%%rsp), %%rax" % (A + 8 * j))
+        e("and %rdx, %rax")
+        e("mov %%rax, %d(%%rsp)" % (F + 8 * j))
+    regs = (WINDOW_REGS + ["%rcx"])[:n]
+    for x in regs:
+        e("xor %s, %s" % (reg32(x), reg32(x)))
+    tn, c = "%d(%%rsp)" % TN, "%d(%%rsp)" % C
+    zero = "%d(%%rsp)" % ZERO
+    for i in range(n):
+        W = regs
+        e("# row %d: t += a_%d^2 B^%d + 2 a_%d sum_(j>%d) a_j B^j, less d_n" % (i, i, i, i, i))
+        e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
+        e("xor %eax, %eax")
+        # a_i^2, 2 a_(i+1) mod B, d_(i+2) .. d_(n-1): low halves at words
+        # i .. n-1, the last high half at word n
+        srcs = ["%rdx"]
+        if i + 1 < n:
+            srcs += ["%d(%%rsp)" % (E + 8 * (i + 1))] + \
+                    ["%d(%%rsp)" % (D + 8 * j) for j in range(i + 2, n)]
+        mul_add(e, srcs[:-1], W[i:])
+        wide_row_top(e, W, srcs[-1], tn, "$0", zero)
+        e("mov %%rdx, %s" % tn)
+        e("mov %%rax, %s" % c)
+        wide_reduction_row(e, i, W, P, PINV, tn, c)
+        regs = regs[1:] + [regs[0]]
+    e("# the deferred d_n (a_0 + ... + a_(n-2) B^(n-2))")
+    e("add %d(%%rsp), %s" % (F, regs[0]))
+    for j in range(1, n - 1):
+        e("adc %d(%%rsp), %s" % (F + 8 * j, regs[j]))
+    e("adc $0, %s" % regs[n - 1])
+    e("adcq $0, %s" % tn)
+    final_subtraction(e, regs + [tn], A, R, lambda j: "%d(%%rsp)" % (P + 8 * j))
+    epilogue(e, name, frame)
+    return out
+
+
+def double_copy(e, n, A, E, D):
+    """The squaring's copies of a (at rsi) on the stack: a_j at A, 2 a_j
+    mod B at E and d_j = (a_j << 1) | (a_(j-1) >> 63) at D (j >= 1 for both),
+    first of all since r may alias a. Leaves a_(n-1) in rdx."""
+    for j in range(n):
+        e("mov %d(%%rsi), %%rax" % (8 * j))
+        e("mov %%rax, %d(%%rsp)" % (A + 8 * j))
+        if j >= 1:
+            e("lea (%rax,%rax), %rbx")
+            e("mov %%rbx, %d(%%rsp)" % (E + 8 * j))
+            e("mov %rax, %rbx")
+            e("shld $1, %rdx, %rbx")
+            e("mov %%rbx, %d(%%rsp)" % (D + 8 * j))
+        e("mov %rax, %rdx")
 
 
 def instance_sqr(n):
@@ -255,17 +342,7 @@ def instance_sqr(n):
     e("mov %%rcx, %d(%%rsp)" % PINV)
     e("mov %rdx, %rcx")
     e("movq $0, %d(%%rsp)" % ZERO)
-    # a, then 2 a_j and d_j from it (r may alias a: it is written last)
-    for j in range(n):
-        e("mov %d(%%rsi), %%rax" % (8 * j))
-        e("mov %%rax, %d(%%rsp)" % (A + 8 * j))
-        if j >= 1:
-            e("lea (%rax,%rax), %rbx")
-            e("mov %%rbx, %d(%%rsp)" % (E + 8 * j))
-            e("mov %rax, %rbx")
-            e("shld $1, %rdx, %rbx")  # (a_j << 1) | (a_(j-1) >> 63)
-            e("mov %%rbx, %d(%%rsp)" % (D + 8 * j))
-        e("mov %rax, %rdx")
+    double_copy(e, n, A, E, D)
     e("shr $63, %rdx")
     e("mov %%rdx, %d(%%rsp)" % (D + 8 * n))
     regs = WINDOW_REGS[: n + 2]
@@ -302,7 +379,8 @@ def text():
              "__asm__(\".text\\n\""]
     for n in range(MIN_WORDS, MAX_WORDS + 1):
         mul = instance_mul_wide(n) if n >= WIDE_WORDS else instance_mul(n)
-        sqr = instance_sqr(n) if SQR_MIN_WORDS <= n < WIDE_WORDS else []
+        sqr = (instance_sqr_wide(n) if n >= WIDE_WORDS
+               else instance_sqr(n) if n >= SQR_MIN_WORDS else [])
         for ins in mul + sqr:
             if ins.startswith("#"):
                 lines.append("        /* %s */" % ins[2:])

@@ -227,8 +227,9 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
      * session 23), ticks per product / squaring 49/62 against fixed's 74/86
      * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,
-     * 196/172 vs 343/294 at 576 (at 128 bits a tie). One word keeps the
-     * fixed kernel. */
+     * 196/172 vs 343/294 at 576 (at 128 bits a tie); products of 269 /
+     * 318 / 343 ticks at 640 / 704 / 768 bits (mns-tune), where the mpn
+     * kernel took about 1.7x that. One word keeps the fixed kernel. */
     c->mpn_scratch = mns_mont_mpn_scratch(c->n);
     const char *kernel = want                                         ? want
                          : mns_cpu_features() == 0                    ? "generic"

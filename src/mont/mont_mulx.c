@@ -8,9 +8,11 @@
  * faster at 512 bits. Here each instance is straight-line assembly
  * (mont_mulx_asm.inc, written by scripts/gen_mont_mulx.py): CIOS, one
  * multiplication row t += a_i b and one reduction row t += m p per word of
- * a, the running sum t_0..t_n and its carry word in registers throughout,
- * two carry chains per row (CF adds the low halves of the products, OF the
- * high halves), so a product costs one mulx and two additions.
+ * a, the running sum t_0..t_n and its carry word in registers throughout
+ * up to 9 words (from 10, t_n and the carry word are on the stack and
+ * t_0..t_(n-1) take 12 registers), two carry chains per row (CF adds the
+ * low halves of the products, OF the high halves), so a product costs one
+ * mulx and two additions.
  *
  * Representation and bounds: inputs a, b < p (tight, as every `mont`
  * kernel), any odd p of n words. After each pair of rows t < 2p, so t has
@@ -49,8 +51,7 @@
         mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
     }
 /* Below 5 words the product squares as fast as a squaring would
- * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text;
- * from 10 words (WIDE_WORDS) there is none written yet */
+ * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text */
 #define MX_SQR_BY_MUL(N)                                                                        \
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
@@ -75,9 +76,9 @@ MX_SQR(6)
 MX_SQR(7)
 MX_SQR(8)
 MX_SQR(9)
-MX_SQR_BY_MUL(10)
-MX_SQR_BY_MUL(11)
-MX_SQR_BY_MUL(12)
+MX_SQR(10)
+MX_SQR(11)
+MX_SQR(12)
 
 _Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 12,
                "one instance per word count the generator writes");
