@@ -30,7 +30,7 @@
  * choice is a cmov over every word. */
 #include "mont/mont.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
 #include "mont/mont_mulx_asm.inc"
 
 /* r <- a b 2^(-64n) mod p (mulx) and r <- a^2 2^(-64n) mod p (sqrx) for the
