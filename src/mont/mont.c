@@ -161,7 +161,8 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     mns_mont_sqr_fn mx_sqr;
     const int mx_size = mns_mont_mulx_kernels(mpz_size(p), &mx_mul, &mx_sqr);
     if (want && strcmp(want, "fixed-adx") == 0 && !mx_size)
-        return mns_error(MNS_ENOTSUP, "mont: kernel fixed-adx takes p of %d to %d words (x86-64)",
+        return mns_error(MNS_ENOTSUP,
+                         "mont: kernel fixed-adx takes p of %d to %d words (x86-64 ELF builds)",
                          MNS_MONT_MULX_MIN, MNS_MONT_MULX_MAX);
     const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
     /* MNS_MONT_ASSUME_ADX=1 vouches that the CPU runs ADX although CPUID
