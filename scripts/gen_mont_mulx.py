@@ -83,6 +83,15 @@ def mul_add(e, sources, dst):
         e("adox %%rbx, %s" % dst[k + 1])
 
 
+def carry_to_top(e, W, c, zero):
+    """Ends a row whose chains owe CF to the window's top word W[n] and OF
+    to the carry word c (word n + 1): both carries are added, the one out
+    of W[n] into c as well; zero: an operand holding 0, not c itself."""
+    e("adcx %s, %s" % (zero, W[-1]))
+    e("adcx %s, %s" % (zero, c))
+    e("adox %s, %s" % (zero, c))
+
+
 def reduction_row(e, i, W, c, pinv):
     """t += m p, m = t_0 (-p^-1) mod 2^64, on the window W (n + 1
     registers) and the carry word c (word n + 1); p at rcx."""
@@ -92,12 +101,9 @@ def reduction_row(e, i, W, c, pinv):
     e("imul %d(%%rsp), %%rdx" % pinv)
     e("xor %eax, %eax")  # CF = OF = 0
     mul_add(e, ["%d(%%rcx)" % (8 * j) for j in range(n)], W)
-    # CF is owed to word n, then CF and OF to word n + 1. W[0] is now zero
-    # (m was chosen for it): it serves as the zero source, then becomes the
-    # next row's c
-    e("adcx %s, %s" % (W[0], W[n]))
-    e("adcx %s, %s" % (W[0], c))
-    e("adox %s, %s" % (W[0], c))
+    # W[0] is now zero (m was chosen for it): it serves as the zero source,
+    # then becomes the next row's c
+    carry_to_top(e, W, c, W[0])
 
 
 def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j)):
@@ -155,11 +161,9 @@ def instance_mul(n):
         e("mov %d(%%rsp), %%rdx" % (A + 8 * i))
         e("xor %eax, %eax")
         mul_add(e, ["%d(%%rsp)" % (B + 8 * j) for j in range(n)], W)
-        # CF is owed to word n, OF to word n + 1; c (zero) takes word n + 1:
-        # t + a_i b < (2^64 + 1) p can pass 2^(64(n+1)) when p is near 2^(64n)
-        e("adcx %s, %s" % (c, W[n]))
-        e("adox %d(%%rsp), %s" % (ZERO, c))
-        e("adcx %d(%%rsp), %s" % (ZERO, c))
+        # c (zero) takes word n + 1: t + a_i b < (2^64 + 1) p can pass
+        # 2^(64(n+1)) when p is near 2^(64n)
+        carry_to_top(e, W, c, "%d(%%rsp)" % ZERO)
         reduction_row(e, i, W, c, PINV)
         # (t + a_i b + m p) / 2^64 < 2p: the window shifts by one register
         regs = regs[1: n + 1] + [c, regs[0]]
@@ -362,10 +366,7 @@ def instance_sqr(n):
             # on t keeps zero
             e("adcx %d(%%rsp), %s" % (ZERO, c))
         else:
-            # CF is owed to word n, OF to word n + 1
-            e("adcx %d(%%rsp), %s" % (ZERO, W[n]))
-            e("adcx %d(%%rsp), %s" % (ZERO, c))
-            e("adox %d(%%rsp), %s" % (ZERO, c))
+            carry_to_top(e, W, c, "%d(%%rsp)" % ZERO)
         reduction_row(e, i, W, c, PINV)
         regs = regs[1: n + 1] + [c, regs[0]]
     final_subtraction(e, regs[: n + 1], A, R)

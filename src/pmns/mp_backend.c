@@ -1186,8 +1186,9 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
     st = MNS_ENOTSUP;
     if (lanes && kern != MNS_PMNS_MP_KERNEL_FMA && !try_fma)
         return mns_error(MNS_EINVAL, "%s: lanes= is an option of kernel=fma", name);
-    if (lanes == 8 && mns_pmns_mp_fma8_missing())
-        return mns_error(MNS_ENOTSUP, "%s: lanes=8: %s", name, mns_pmns_mp_fma8_missing());
+    const char *no8 = lanes == 8 ? mns_pmns_mp_fma8_missing() : NULL;
+    if (no8)
+        return mns_error(MNS_ENOTSUP, "%s: lanes=8: %s", name, no8);
     if (try_fma)
         st = new_impl(&c, p, MNS_PMNS_WORD_U52, (int)s, (int)n, (int)delta, 0,
                       MNS_PMNS_MP_KERNEL_FMA, 0, (int)lanes, 0);
