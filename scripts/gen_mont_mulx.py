@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes src/mont/mont_mulx_asm.inc: the fixed-size mulx/adcx/adox
-Montgomery products of `mont` kernel=fixed-adx, one per word count
-2..MAX_WORDS (see src/mont/mont_mulx.c for why and for the contract).
+Montgomery products (and squarings from SQR_MIN_WORDS) of `mont`
+kernel=fixed-adx, one per word count 2..MAX_WORDS (see src/mont/mont_mulx.c
+for why and for the contract).
 
     python3 scripts/gen_mont_mulx.py            rewrite the file
     python3 scripts/gen_mont_mulx.py --check    exit 1 if it is stale (a ctest)
 
-Each instance is CIOS with the whole running sum in registers: for every
+Each instance is CIOS with the running sum in registers (up to 9 words all
+of it; from WIDE_WORDS its top word and carry word on the stack): for every
 word a_i of a, a multiplication row t += a_i b, then a reduction row
 t += m p with m = t_0 (-p^-1) mod 2^64, then the division by 2^64, which is
 only a renaming of the registers (the row's low word is zero). Registers are
@@ -16,7 +18,7 @@ reduction rows; its multiplication rows compute each cross product once
 (see instance_sqr).
 
 Why generated: the register rotation differs per row and per word count;
-writing 16 instances of up to 9 rows by hand would be error-prone, and GNU
+writing 19 instances of up to 12 rows by hand would be error-prone, and GNU
 as macros cannot rename registers per row without a table this script is
 simpler than."""
 import os
