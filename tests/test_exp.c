@@ -186,15 +186,17 @@ done:
     mpz_clears(want, got, NULL);
 }
 
-int main(void)
+/* One lane over a toy field of a `modbits`-bit prime: every exponent length
+ * from 0 to 300 bits, all-ones, top-bit-only and random exponents, r == a,
+ * and the product count. */
+static void single_lane(unsigned modbits)
 {
-    mt_init("test_exp");
     toy t;
     mpz_init(t.p);
-    mt_modulus(t.p, 200, MT_MOD_PRIME);
+    mt_modulus(t.p, modbits, MT_MOD_PRIME);
     t.n = mpz_size(t.p);
     const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one};
-    uint64_t A[4], R[4];
+    uint64_t A[16], R[16];
     mpz_t a, e, want, got;
     mpz_inits(a, e, want, got, NULL);
 
@@ -218,21 +220,42 @@ int main(void)
             MT_CHECK(mns_exp_powm_alloc(&ops, R, A, e) == MNS_OK, "alloc");
             toy_load(&t, got, R);
             mpz_powm(want, a, e, t.p);
-            MT_CHECK(mpz_cmp(got, want) == 0, "a^e, %u-bit e, kind %d", bits, k);
+            MT_CHECK(mpz_cmp(got, want) == 0, "%zu words: a^e, %u-bit e, kind %d", t.n, bits, k);
             /* the operation count depends on the bit length only */
             if (bits > 0) {
                 unsigned w = mns_exp_window(bits, t.n);
                 unsigned long windows = (bits + w - 1) / w;
                 unsigned long expect = ((1ul << w) - 2) + (windows - 1) * (w + 1);
-                MT_CHECK(t.muls == expect, "%u-bit e: %lu products, want %lu", bits, t.muls,
-                         expect);
+                MT_CHECK(t.muls == expect, "%zu words, %u-bit e: %lu products, want %lu", t.n,
+                         bits, t.muls, expect);
             }
             /* aliasing r == a */
             MT_CHECK(mns_exp_powm_alloc(&ops, A, A, e) == MNS_OK, "alloc");
             toy_load(&t, got, A);
-            MT_CHECK(mpz_cmp(got, want) == 0, "a^e aliased, %u-bit e", bits);
+            MT_CHECK(mpz_cmp(got, want) == 0, "%zu words: a^e aliased, %u-bit e", t.n, bits);
         }
     }
+    mpz_clears(a, e, want, got, t.p, NULL);
+}
+
+int main(void)
+{
+    mt_init("test_exp");
+    /* element sizes of 1-4 words (Select's half-line entries), 5-8 (one
+     * line) and 9 (two lines) */
+    static const unsigned modbits[] = {50, 120, 190, 200, 260, 520};
+    for (size_t i = 0; i < sizeof modbits / sizeof modbits[0]; i++)
+        single_lane(modbits[i]);
+
+    toy t;
+    mpz_init(t.p);
+    mt_modulus(t.p, 200, MT_MOD_PRIME);
+    t.n = mpz_size(t.p);
+    const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one};
+    uint64_t A[4], R[4];
+    mpz_t a, e, want, got;
+    mpz_inits(a, e, want, got, NULL);
+
     /* two lanes: moduli of 200 and 190 bits (same word count) */
     toy t1;
     mpz_init(t1.p);

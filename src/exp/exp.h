@@ -65,7 +65,8 @@ void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, con
                      uint64_t *r1, const uint64_t *a1, const mpz_t e1, uint64_t *scratch0,
                      uint64_t *scratch1);
 
-/* Same, allocating the scratch (MNS_ENOMEM if that fails; r untouched). */
+/* Same, with its own scratch: on the stack up to 8 KiB, else allocated
+ * (MNS_ENOMEM if that fails; r untouched). Wiped before it returns. */
 mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
                               const mpz_t e);
 
