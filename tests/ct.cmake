@@ -18,4 +18,11 @@ if(VALGRIND AND NOT MNS_SANITIZE)
   # valgrind runs adcx/adox but hides ADX in CPUID: let mont's adx kernel run
   set_tests_properties(ctime-valgrind PROPERTIES ENVIRONMENT "MNS_MONT_ASSUME_ADX=1")
   set_tests_properties(ctime-valgrind-selftest PROPERTIES WILL_FAIL TRUE)
+  # The same under MNS_CPU=generic: the dispatch then takes the baseline
+  # code outside the kernels too (the exponentiation's SSE2 Select, whose
+  # masks are made by vector compares)
+  add_test(NAME ctime-valgrind-generic COMMAND ${VALGRIND} -q --error-exitcode=42
+    --track-origins=yes $<TARGET_FILE:ctime> mont mont-ifma)
+  set_tests_properties(ctime-valgrind-generic PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900
+    ENVIRONMENT "MNS_CPU=generic")
 endif()

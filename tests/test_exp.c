@@ -196,7 +196,7 @@ static void single_lane(unsigned modbits)
     mt_modulus(t.p, modbits, MT_MOD_PRIME);
     t.n = mpz_size(t.p);
     const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one};
-    uint64_t A[16], R[16];
+    uint64_t A[64], R[64];
     mpz_t a, e, want, got;
     mpz_inits(a, e, want, got, NULL);
 
@@ -241,9 +241,11 @@ static void single_lane(unsigned modbits)
 int main(void)
 {
     mt_init("test_exp");
-    /* element sizes of 1-4 words (Select's half-line entries), 5-8 (one
-     * line) and 9 (two lines) */
-    static const unsigned modbits[] = {50, 120, 190, 200, 260, 520};
+    /* element sizes of 1-4 words (Select's half-register entries), 5-8
+     * (one line), 9, 24 (one pass of up to 32 words: masks made in
+     * registers), 33 and 50 (several passes: masks in an array; a last
+     * pass of 8 and of 24 words) */
+    static const unsigned modbits[] = {50, 120, 190, 200, 260, 520, 1500, 2100, 3200};
     for (size_t i = 0; i < sizeof modbits / sizeof modbits[0]; i++)
         single_lane(modbits[i]);
 

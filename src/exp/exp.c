@@ -99,11 +99,13 @@ static uint64_t window_at(const uint64_t *ew, size_t nw, size_t pos, unsigned w)
 /* Select(table, idx): every entry is read and masked, so neither the time
  * nor the addresses depend on idx. This runs once per window over the whole
  * table (2^w entries of n words: ~1000 words at 1024 bits), so it is written
- * for speed: one mask per entry computed once, entries read in word blocks
- * kept in registers (8 words per AVX-512 register, 2 per SSE2 register; the
- * table is not aliased by r). mns_ct_select (mask recomputed per entry, r
- * re-read per word since it may alias the table) cost more per window than
- * the window's multiplication at 1024 bits. */
+ * for speed: one mask per entry (made in the register that applies it, or
+ * computed once into an array where the entries take several passes),
+ * entries read in word blocks kept in registers (8 words per AVX-512
+ * register, 4 per AVX2 and 2 per SSE2 register; the table is not aliased by
+ * r). mns_ct_select (mask recomputed per entry, r re-read per word since it
+ * may alias the table) cost more per window than the window's
+ * multiplication at 1024 bits. */
 typedef void (*select_fn)(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
                           size_t stride, uint64_t idx);
 
@@ -141,46 +143,37 @@ SELECT_PASS(2)
 SELECT_PASS(3)
 SELECT_PASS(4)
 
-static void select_quad_sse2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                             uint64_t idx);
+static void select_sse2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
+                        size_t stride, uint64_t idx);
 #ifdef EXP_AVX2
-static void select_quad_avx2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                             uint64_t idx);
+static void select_avx2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
+                        size_t stride, uint64_t idx);
 #endif
 
-/* A pass over the entries for the words [i, i + 8 (q + 1)) of each, q < 4 */
-typedef void (*select_pass_fn)(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                               size_t stride, const uint64_t *mask, size_t i);
-
-/* Select with passes of 32 words, then one of 8-24 (stride is a multiple of
- * 8): the AVX-512 and AVX2 versions differ in their passes only */
-static void select_passes(const select_pass_fn pass[4], uint64_t *restrict r,
-                          const uint64_t *restrict table, size_t count, size_t stride,
-                          uint64_t idx)
+/* Passes of 32 words, then one of 8-24 (the stride is a multiple of 8 but
+ * for entries of MNS_EXP_QUAD words, half a register: the AVX2 / SSE2 code) */
+static void select_avx512(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
+                          size_t stride, uint64_t idx)
 {
+    if (stride == MNS_EXP_QUAD) {
+#ifdef EXP_AVX2
+        select_avx2(r, table, count, stride, idx);
+#else
+        select_sse2(r, table, count, stride, idx);
+#endif
+        return;
+    }
     uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
     entry_masks(mask, count, idx);
     size_t i = 0;
     for (; i + 32 <= stride; i += 32)
-        pass[3](r, table, count, stride, mask, i);
-    if (i < stride)
-        pass[(stride - i) / 8 - 1](r, table, count, stride, mask, i);
-}
-
-static void select_avx512(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                          size_t stride, uint64_t idx)
-{
-    static const select_pass_fn pass[4] = {select_pass_1, select_pass_2, select_pass_3,
-                                           select_pass_4};
-    if (stride == MNS_EXP_QUAD) {
-#ifdef EXP_AVX2
-        select_quad_avx2(r, table, count, idx);
-#else
-        select_quad_sse2(r, table, count, idx);
-#endif
-        return;
+        select_pass_4(r, table, count, stride, mask, i);
+    switch (stride - i) {
+    case 8: select_pass_1(r, table, count, stride, mask, i); break;
+    case 16: select_pass_2(r, table, count, stride, mask, i); break;
+    case 24: select_pass_3(r, table, count, stride, mask, i); break;
+    default: break; /* 0 */
     }
-    select_passes(pass, r, table, count, stride, idx);
 }
 
 #ifdef EXP_AVX2
@@ -191,16 +184,40 @@ static void select_avx512(uint64_t *restrict r, const uint64_t *restrict table, 
  * exponentiation's, though most of its time hides under the squarings'
  * latency (it does not depend on them). Against it, on Zen 3 (one process,
  * whole exponentiations, two interleaved rounds each): pmns-mp 0.95-0.98x
- * the time at 1024 bits, 0.97x at 2048, 0.99x at 3072-4096; mont 0.98-1.0x. */
+ * the time at 1024 bits, 0.97x at 2048, 0.99x at 3072-4096; mont 0.98-1.0x.
+ *
+ * Where one pass covers the entries (up to 32 words: mont to 2048 bits,
+ * pmns-mp's 24-word elements at 1024 bits), each entry's mask is made in
+ * the register that applies it: a counter vector compared with the broadcast index
+ * (vpcmpeqq, whose time does not depend on its operands) and incremented,
+ * two operations per entry instead of entry_masks' ten scalar ones (80 of
+ * the 162 instructions of a Select of 8 entries of 4 words, mont at 128
+ * bits). On Zen 3, one process, against entry_masks: mont 0.86-0.93x the
+ * exponentiation's time at 128 bits, 0.94x at 256, 0.96x at 512; pmns-mp
+ * 0.97-0.98x at 1024. Computing the masks four at a time by vpcmpeqq into
+ * the array instead and broadcasting them back gained about half of that
+ * (the broadcast waits on the store). With several passes the compares
+ * would be made once per pass, on the vector ports that the FMA kernels
+ * keep busy (pmns-mp at 3072 bits, 72-word entries: 0-2% slower in four
+ * runs, about the runs' spread), so there the masks are computed once, by
+ * entry_masks. */
 #define SELECT_PASS_AVX2(R)                                                                    \
     __attribute__((target("avx2"))) static inline void select_pass_avx2_##R(                   \
         uint64_t *restrict r, const uint64_t *restrict table, size_t count, size_t stride,     \
-        const uint64_t *mask, size_t i)                                                        \
+        const uint64_t *mask, uint64_t idx, size_t i)                                          \
     {                                                                                          \
-        __m256i acc[R];                                                                        \
+        const __m256i want = _mm256_set1_epi64x((long long)idx);                               \
+        const __m256i one = _mm256_set1_epi64x(1);                                             \
+        __m256i number = _mm256_setzero_si256(), acc[R];                                       \
         _Pragma("GCC unroll 8") for (int j = 0; j < R; j++) acc[j] = _mm256_setzero_si256();   \
         for (size_t k = 0; k < count; k++) {                                                   \
-            const __m256i m = _mm256_set1_epi64x((long long)mask[k]);                          \
+            __m256i m;                                                                         \
+            if (mask) /* public: which of the two ways */                                      \
+                m = _mm256_set1_epi64x((long long)mask[k]);                                    \
+            else {                                                                             \
+                m = _mm256_cmpeq_epi64(number, want);                                          \
+                number = _mm256_add_epi64(number, one);                                        \
+            }                                                                                  \
             const uint64_t *e = table + k * stride + i;                                        \
             _Pragma("GCC unroll 8") for (int j = 0; j < R; j++) acc[j] = _mm256_or_si256(      \
                 acc[j], _mm256_and_si256(m, _mm256_load_si256((const __m256i *)(e + 4 * j)))); \
@@ -208,82 +225,68 @@ static void select_avx512(uint64_t *restrict r, const uint64_t *restrict table, 
         _Pragma("GCC unroll 8") for (int j = 0; j < R; j++)                                    \
             _mm256_storeu_si256((__m256i *)(r + i + 4 * j), acc[j]);                           \
     }
+SELECT_PASS_AVX2(1)
 SELECT_PASS_AVX2(2)
 SELECT_PASS_AVX2(4)
 SELECT_PASS_AVX2(6)
 SELECT_PASS_AVX2(8)
 
-/* Entries of MNS_EXP_QUAD words: one register each */
-__attribute__((target("avx2"))) static void select_quad_avx2(uint64_t *restrict r,
-                                                             const uint64_t *restrict table,
-                                                             size_t count, uint64_t idx)
+/* Passes of 32 words, then one of 8-24; entries of MNS_EXP_QUAD words in
+ * one register. mask: NULL (one pass) or entry_masks' array. */
+__attribute__((target("avx2"))) static void select_avx2(uint64_t *restrict r,
+                                                        const uint64_t *restrict table,
+                                                        size_t count, size_t stride, uint64_t idx)
 {
-    uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
-    entry_masks(mask, count, idx);
-    __m256i acc = _mm256_setzero_si256();
-    for (size_t k = 0; k < count; k++)
-        acc = _mm256_or_si256(
-            acc, _mm256_and_si256(_mm256_set1_epi64x((long long)mask[k]),
-                                  _mm256_load_si256((const __m256i *)(table + k * MNS_EXP_QUAD))));
-    _mm256_storeu_si256((__m256i *)r, acc);
-}
-
-static void select_avx2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                        size_t stride, uint64_t idx)
-{
-    static const select_pass_fn pass[4] = {select_pass_avx2_2, select_pass_avx2_4,
-                                           select_pass_avx2_6, select_pass_avx2_8};
-    if (stride == MNS_EXP_QUAD) {
-        select_quad_avx2(r, table, count, idx);
-        return;
+    uint64_t masks[(size_t)1 << MNS_EXP_MAX_WINDOW];
+    const uint64_t *mask = NULL;
+    if (stride > 32) {
+        entry_masks(masks, count, idx);
+        mask = masks;
     }
-    select_passes(pass, r, table, count, stride, idx);
+    size_t i = 0;
+    for (; i + 32 <= stride; i += 32)
+        select_pass_avx2_8(r, table, count, stride, mask, idx, i);
+    switch (stride - i) {
+    case MNS_EXP_QUAD: select_pass_avx2_1(r, table, count, stride, mask, idx, i); break;
+    case 8: select_pass_avx2_2(r, table, count, stride, mask, idx, i); break;
+    case 16: select_pass_avx2_4(r, table, count, stride, mask, idx, i); break;
+    case 24: select_pass_avx2_6(r, table, count, stride, mask, idx, i); break;
+    default: break; /* 0 */
+    }
 }
 #endif
 
-/* Select over entries of MNS_EXP_QUAD words (stride 4), two SSE2 registers
- * per entry: the baseline version, and the one of AVX-512 builds that
- * emulate the vector units (no AVX2 there). */
-static void select_quad_sse2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
-                             uint64_t idx)
-{
-    uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
-    entry_masks(mask, count, idx);
-    __m128i a0 = _mm_setzero_si128(), a1 = a0;
-    for (size_t k = 0; k < count; k++) {
-        const __m128i m = _mm_set1_epi64x((long long)mask[k]);
-        const __m128i *e = (const __m128i *)(table + k * MNS_EXP_QUAD);
-        a0 = _mm_or_si128(a0, _mm_and_si128(m, _mm_load_si128(e)));
-        a1 = _mm_or_si128(a1, _mm_and_si128(m, _mm_load_si128(e + 1)));
-    }
-    _mm_storeu_si128((__m128i *)r, a0);
-    _mm_storeu_si128((__m128i *)(r + 2), a1);
-}
-
+/* SSE2 (the baseline; MNS_CPU=generic; AVX-512 builds that emulate the
+ * vector units): blocks of 8 words in 4 registers, or of MNS_EXP_QUAD words
+ * in 2. Each mask is made in the register that applies it (as AVX2 does
+ * for one pass: the baseline is not tuned for several); SSE2 has no
+ * 64-bit compare, but entry numbers and index are below 2^32, so comparing
+ * 32-bit lanes of broadcast 32-bit values gives all-ones exactly when they
+ * are equal. */
 static void select_sse2(uint64_t *restrict r, const uint64_t *restrict table, size_t count,
                         size_t stride, uint64_t idx)
 {
-    if (stride == MNS_EXP_QUAD) {
-        select_quad_sse2(r, table, count, idx);
-        return;
-    }
-    uint64_t mask[(size_t)1 << MNS_EXP_MAX_WINDOW];
-    entry_masks(mask, count, idx);
-    size_t i = 0;
-    for (; i < stride; i += 8) {
-        __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
-        for (size_t k = 0; k < count; k++) {
-            const __m128i m = _mm_set1_epi64x((long long)mask[k]);
-            const __m128i *e = (const __m128i *)(table + k * stride + i);
-            a0 = _mm_or_si128(a0, _mm_and_si128(m, _mm_loadu_si128(e)));
-            a1 = _mm_or_si128(a1, _mm_and_si128(m, _mm_loadu_si128(e + 1)));
-            a2 = _mm_or_si128(a2, _mm_and_si128(m, _mm_loadu_si128(e + 2)));
-            a3 = _mm_or_si128(a3, _mm_and_si128(m, _mm_loadu_si128(e + 3)));
+    const __m128i want = _mm_set1_epi32((int)idx), one = _mm_set1_epi32(1);
+    for (size_t i = 0; i < stride; i += 8) {
+        const int quad = stride - i < 8; /* MNS_EXP_QUAD words left */
+        __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, k = a0;
+        for (size_t n = 0; n < count; n++) {
+            const __m128i m = _mm_cmpeq_epi32(k, want);
+            k = _mm_add_epi32(k, one);
+            const __m128i *e = (const __m128i *)(table + n * stride + i);
+            a0 = _mm_or_si128(a0, _mm_and_si128(m, _mm_load_si128(e)));
+            a1 = _mm_or_si128(a1, _mm_and_si128(m, _mm_load_si128(e + 1)));
+            if (!quad) { /* public: the stride */
+                a2 = _mm_or_si128(a2, _mm_and_si128(m, _mm_load_si128(e + 2)));
+                a3 = _mm_or_si128(a3, _mm_and_si128(m, _mm_load_si128(e + 3)));
+            }
         }
         _mm_storeu_si128((__m128i *)(r + i), a0);
         _mm_storeu_si128((__m128i *)(r + i + 2), a1);
-        _mm_storeu_si128((__m128i *)(r + i + 4), a2);
-        _mm_storeu_si128((__m128i *)(r + i + 6), a3);
+        if (!quad) {
+            _mm_storeu_si128((__m128i *)(r + i + 4), a2);
+            _mm_storeu_si128((__m128i *)(r + i + 6), a3);
+        }
     }
 }
 #endif
