@@ -421,18 +421,6 @@ static void powm_lanes(const mns_exp_x2 *x2, lane *l, int m, size_t bits, unsign
     }
 }
 
-/* mns_exp_powm for a nonzero e of `bits` bits and the window w chosen for
- * it: the window is chosen once per call */
-static void powm_window(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const mpz_t e,
-                        size_t bits, unsigned w, uint64_t *scratch)
-{
-    lane l;
-    lane_init(&l, ops, e, w, scratch);
-    memcpy(l.table + entry_stride(ops->limbs), a, ops->limbs * sizeof(uint64_t));
-    powm_lanes(NULL, &l, 1, bits, w);
-    memcpy(r, l.acc, ops->limbs * sizeof(uint64_t));
-}
-
 void mns_exp_powm(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const mpz_t e,
                   uint64_t *scratch)
 {
@@ -441,7 +429,12 @@ void mns_exp_powm(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const 
         return;
     }
     const size_t bits = mpz_sizeinbase(e, 2);
-    powm_window(ops, r, a, e, bits, choose_window(bits, ops->limbs), scratch);
+    const unsigned w = choose_window(bits, ops->limbs);
+    lane l;
+    lane_init(&l, ops, e, w, scratch);
+    memcpy(l.table + entry_stride(ops->limbs), a, ops->limbs * sizeof(uint64_t));
+    powm_lanes(NULL, &l, 1, bits, w);
+    memcpy(r, l.acc, ops->limbs * sizeof(uint64_t));
 }
 
 unsigned mns_exp_window_x2(size_t bits, size_t limbs0, size_t limbs1)
@@ -490,13 +483,9 @@ void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, con
 mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
                               const mpz_t e)
 {
-    if (mpz_sgn(e) == 0) {
-        ops->one(ops->ctx, r);
-        return MNS_OK;
-    }
-    const size_t bits = mpz_sizeinbase(e, 2);
-    const unsigned w = choose_window(bits, ops->limbs);
-    const size_t words = lane_words(ops->limbs, w);
+    /* the window is chosen again inside mns_exp_powm: a few integer
+     * operations since the cost model has no division */
+    const size_t words = mns_exp_scratch_words(ops->limbs, mpz_sizeinbase(e, 2));
     uint64_t stack[MNS_EXP_STACK_WORDS];
     uint64_t *scratch = stack;
     if (words > MNS_EXP_STACK_WORDS) {
@@ -504,7 +493,7 @@ mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_
         if (!scratch)
             return mns_error(MNS_ENOMEM, "powm: cannot allocate %zu words of scratch", words);
     }
-    powm_window(ops, r, a, e, bits, w, scratch);
+    mns_exp_powm(ops, r, a, e, scratch);
     /* the table holds powers of a secret base; explicit_bzero is not
      * removed as a dead store (before free() or the return) the way memset
      * may be */
