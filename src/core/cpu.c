@@ -33,23 +33,37 @@ static unsigned detect(void)
     return f;
 }
 
-/* The hardware does not change under a running process, and detecting costs
- * a CPUID, which traps to the hypervisor on a VM (3600 TSC ticks measured
- * here): callers on hot paths (the exponentiation picks its Select per call)
- * must not pay it each time. Computed once; a race only computes it twice. */
-unsigned mns_cpu_features_raw(void)
+/* compute() once per process, kept in *slot with bit 31 set once known
+ * (every feature bit is below it); a race only computes it twice. */
+static unsigned once(_Atomic unsigned *slot, unsigned (*compute)(void))
 {
-    static _Atomic unsigned cached; /* features | CACHED_BIT once known */
     const unsigned CACHED_BIT = 1u << 31;
-    unsigned c = atomic_load_explicit(&cached, memory_order_relaxed);
+    unsigned c = atomic_load_explicit(slot, memory_order_relaxed);
     if (!(c & CACHED_BIT)) {
-        c = detect() | CACHED_BIT;
-        atomic_store_explicit(&cached, c, memory_order_relaxed);
+        c = compute() | CACHED_BIT;
+        atomic_store_explicit(slot, c, memory_order_relaxed);
     }
     return c & ~CACHED_BIT;
 }
 
-unsigned mns_cpu_features(void)
+/* The hardware does not change under a running process, and detecting costs
+ * a CPUID, which traps to the hypervisor on a VM (3600 TSC ticks measured
+ * here): callers on hot paths (the exponentiation picks its Select per call)
+ * must not pay it each time. */
+unsigned mns_cpu_features_raw(void)
+{
+    static _Atomic unsigned raw;
+    return once(&raw, detect);
+}
+
+/* The features the kernels may use: the hardware's, narrowed by MNS_CPU.
+ * The variable is read once per process, at the first call (as GMP's fat
+ * build and OpenSSL's capability vector read theirs): reading it on every
+ * call cost about 320 instructions per exponentiation, which picks its
+ * Select per call (1% of a 128-bit one). Setting MNS_CPU after the library
+ * has chosen a kernel has no effect, so it belongs in the environment the
+ * process starts with. */
+static unsigned features_from_env(void)
 {
     const char *env = getenv("MNS_CPU");
     if (env && strcmp(env, "generic") == 0)
@@ -57,6 +71,12 @@ unsigned mns_cpu_features(void)
     if (env && strcmp(env, "avx2") == 0) /* a CPU without AVX-512 (as Zen 3) */
         return mns_cpu_features_raw() & (MNS_CPU_BMI2 | MNS_CPU_ADX | MNS_CPU_AVX2 | MNS_CPU_FMA);
     return mns_cpu_features_raw();
+}
+
+unsigned mns_cpu_features(void)
+{
+    static _Atomic unsigned usable;
+    return once(&usable, features_from_env);
 }
 
 int mns_cpu_has_ifma(void)

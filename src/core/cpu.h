@@ -22,7 +22,7 @@ enum {
 };
 
 /* Features the kernels may use: what the CPU has, 0 under MNS_CPU=generic,
- * without AVX-512 under MNS_CPU=avx2. */
+ * without AVX-512 under MNS_CPU=avx2; MNS_CPU is read once per process. */
 unsigned mns_cpu_features(void);
 /* What the CPU has, regardless of MNS_CPU. */
 unsigned mns_cpu_features_raw(void);
