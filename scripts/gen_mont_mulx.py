@@ -115,12 +115,26 @@ def reduction_row(e, i, W, c, pinv):
     carry_to_top(e, W, c, W[0])
 
 
-def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j)):
+def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j), free=()):
     """r <- t - p if that does not borrow, else t (t = W < 2p), by cmov;
-    tmp: n words of stack; r: the stack slot of the result pointer; W[n]
-    (0 or 1) may be a memory operand; p(j): the operand of p's word j."""
+    tmp: n words of stack, or `free`: registers no longer needed, used for
+    t - p instead where there are n of them; r: the stack slot of the
+    result pointer; W[n] (0 or 1) may be a memory operand; p(j): the
+    operand of p's word j."""
     n = len(W) - 1
     e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
+    if len(free) >= n:
+        S = list(free[:n])
+        for j in range(n):
+            e("mov %s, %s" % (W[j], S[j]))
+            e("%s %s, %s" % ("sub" if j == 0 else "sbb", p(j), S[j]))
+        e("sbbq $0, %s" % W[n])  # CF = 1 exactly when t < p
+        for j in range(n):
+            e("cmovae %s, %s" % (S[j], W[j]))
+        e("mov %d(%%rsp), %%rdx" % r)
+        for j in range(n):
+            e("mov %s, %d(%%rdx)" % (W[j], 8 * j))
+        return
     e("mov %s, %%rax" % W[0])
     e("sub %s, %%rax" % p(0))
     e("mov %%rax, %d(%%rsp)" % tmp)
@@ -134,6 +148,13 @@ def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j)):
     e("mov %d(%%rsp), %%rdx" % r)
     for j in range(n):
         e("mov %s, %d(%%rdx)" % (W[j], 8 * j))
+
+
+def after_rows(n, regs):
+    """Registers free after the last row of a narrow instance: the window's
+    spare register (zero now), the window registers the instance did not
+    take (a or b pointers, no longer read), rax and rbx."""
+    return [regs[n + 1]] + WINDOW_REGS[n + 2:] + ["%rax", "%rbx"]
 
 
 def enter_product(e, n, copies, r, pinv, zero, regs):
@@ -197,7 +218,7 @@ def instance_mul(n):
         reduction_row(e, i, W, c, PINV)
         # (t + a_i b + m p) / 2^64 < 2p: the window shifts by one register
         regs = regs[1: n + 1] + [c, regs[0]]
-    final_subtraction(e, regs[: n + 1], B, R)
+    final_subtraction(e, regs[: n + 1], B, R, free=after_rows(n, regs))
     epilogue(e, name, frame)
     return out
 
@@ -403,7 +424,7 @@ def instance_sqr(n):
             carry_to_top(e, W, c, "%rax")
         reduction_row(e, i, W, c, PINV)
         regs = regs[1: n + 1] + [c, regs[0]]
-    final_subtraction(e, regs[: n + 1], A, R)
+    final_subtraction(e, regs[: n + 1], A, R, free=after_rows(n, regs))
     epilogue(e, name, frame)
     return out
 
