@@ -35,7 +35,8 @@ WIDE_WORDS = 10
 SQR_MIN_WORDS = 5
 # The window t_0..t_n and the carry word c rotate through these (n + 2 of
 # them). rax / rbx take the products' low / high halves, rdx is mulx's
-# implicit factor, rcx points at p; a, b, r and -p^-1 live on the stack.
+# implicit factor, rcx points at p; r and -p^-1 live on the stack, and a
+# and b too where no register is left for their pointers.
 WINDOW_REGS = ["%rdi", "%rbp", "%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15",
                "%rsi"]
 SAVED = ["%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"]

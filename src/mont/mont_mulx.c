@@ -34,8 +34,8 @@
 #include "mont/mont_mulx_asm.inc"
 
 /* r <- a b 2^(-64n) mod p (mulx) and r <- a^2 2^(-64n) mod p (sqrx) for the
- * N-word odd p, a, b < p, pinv = -p^-1 mod 2^64; r may alias a or b (both
- * are copied before r is written). */
+ * N-word odd p, a, b < p, pinv = -p^-1 mod 2^64; r may alias a or b (r is
+ * written after the last read of a and b). */
 #define MX_MUL(N)                                                                               \
     void mns_mont_mulx_##N(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, \
                            uint64_t pinv);                                                      \
