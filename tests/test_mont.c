@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "mont/mont.h"
 #include "testutil.h"
 
 int main(void)
@@ -56,7 +57,7 @@ int main(void)
     /* kernel=fixed: every word count to MNS_MONT_FIXED_MAX (9) on every
      * path (portable C), refused above; the default up to there unless
      * MNS_CPU=generic or fixed-adx takes the size */
-    for (size_t w = 1; w <= 13; w++) {
+    for (size_t w = 1; w <= MNS_MONT_MULX_MAX + 1; w++) {
         mt_modulus(p, 64 * w - 1, MT_MOD_RANDOM);
         mns_field *f = NULL;
         mns_status st = mns_field_new(&f, p, "mont:kernel=fixed");
@@ -64,18 +65,20 @@ int main(void)
                  st == MNS_OK ? "accepted" : mns_last_error());
         mns_field_free(f);
         f = NULL;
-        /* kernel=fixed-adx: 2 to 12 words, on CPUs with BMI2 and ADX */
+        /* kernel=fixed-adx: 2 to 16 words, on CPUs with BMI2 and ADX */
         const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
         const int has_adx = (mns_cpu_features_raw() & adx) == adx;
         st = mns_field_new(&f, p, "mont:kernel=fixed-adx");
-        MT_CHECK(has_adx && w >= 2 && w <= 12 ? st == MNS_OK : st == MNS_ENOTSUP,
+        MT_CHECK(has_adx && w >= MNS_MONT_MULX_MIN && w <= MNS_MONT_MULX_MAX ? st == MNS_OK
+                                                                            : st == MNS_ENOTSUP,
                  "mont:kernel=fixed-adx at %zu words: %s", w,
                  st == MNS_OK ? "accepted" : mns_last_error());
         mns_field_free(f);
         f = NULL;
         MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont: %s", mns_last_error());
         const int native = mns_cpu_features() != 0;
-        const int fx_adx = native && (mns_cpu_features() & adx) == adx && w >= 2 && w <= 12;
+        const int fx_adx = native && (mns_cpu_features() & adx) == adx &&
+                           w >= MNS_MONT_MULX_MIN && w <= MNS_MONT_MULX_MAX;
         const int fixed = strstr(mns_field_describe(f), "kernel=fixed ") != NULL;
         MT_CHECK(fixed == (w <= 9 && native && !fx_adx), "mont default at %zu words: %s", w,
                  mns_field_describe(f));

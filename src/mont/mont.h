@@ -55,7 +55,7 @@ int mns_mont_fixed_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
  * and ADX: the pair for n in *mul and *sqr, or 0 if n has none (or the
  * build is not for x86-64). */
 #define MNS_MONT_MULX_MIN 2
-#define MNS_MONT_MULX_MAX 12
+#define MNS_MONT_MULX_MAX 16
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
 
 /* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */

@@ -10,7 +10,8 @@
  * multiplication row t += a_i b and one reduction row t += m p per word of
  * a, the running sum t_0..t_n and its carry word in registers throughout
  * up to 9 words (from 10, t_n and the carry word are on the stack and
- * t_0..t_(n-1) take 12 registers), two carry chains per row (CF adds the
+ * t_0..t_(n-1) take 12 registers; from 13, t_10 and up are on the stack,
+ * carried through two temporaries), two carry chains per row (CF adds the
  * low halves of the products, OF the high halves), so a product costs one
  * mulx and two additions.
  *
@@ -23,8 +24,10 @@
  * The squaring computes each cross product once: row i adds a_i^2 and
  * a_i times the doubled tail 2 (a_(i+1) + a_(i+2) 2^64 + ...), read from a
  * doubled copy of a made once, so n(n+1)/2 + n^2 products against the
- * product's 2n^2, and the reduction rows are the product's. From 5 words:
- * below, the copy costs what the products save, and the product squares.
+ * product's 2n^2, and the reduction rows are the product's. From 5 to 12
+ * words: below, the copy costs what the products save, and the product
+ * squares; from 13 the product squares too (a deep squaring is not written
+ * yet).
  *
  * Constant time: no branch, and every address depends on n only; the final
  * choice is a cmov over every word. */
@@ -68,6 +71,10 @@ MX_MUL(9)
 MX_MUL(10)
 MX_MUL(11)
 MX_MUL(12)
+MX_MUL(13)
+MX_MUL(14)
+MX_MUL(15)
+MX_MUL(16)
 MX_SQR_BY_MUL(2)
 MX_SQR_BY_MUL(3)
 MX_SQR_BY_MUL(4)
@@ -79,16 +86,21 @@ MX_SQR(9)
 MX_SQR(10)
 MX_SQR(11)
 MX_SQR(12)
+/* From 13 words (the deep layout) the generator writes products only */
+MX_SQR_BY_MUL(13)
+MX_SQR_BY_MUL(14)
+MX_SQR_BY_MUL(15)
+MX_SQR_BY_MUL(16)
 
-_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 12,
+_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16,
                "one instance per word count the generator writes");
 
-static const mns_mont_mul_fn mx_muls[] = {mx_mul_2, mx_mul_3, mx_mul_4,  mx_mul_5,
-                                          mx_mul_6, mx_mul_7, mx_mul_8,  mx_mul_9,
-                                          mx_mul_10, mx_mul_11, mx_mul_12};
-static const mns_mont_sqr_fn mx_sqrs[] = {mx_sqr_2, mx_sqr_3, mx_sqr_4,  mx_sqr_5,
-                                          mx_sqr_6, mx_sqr_7, mx_sqr_8,  mx_sqr_9,
-                                          mx_sqr_10, mx_sqr_11, mx_sqr_12};
+static const mns_mont_mul_fn mx_muls[] = {
+    mx_mul_2,  mx_mul_3,  mx_mul_4,  mx_mul_5,  mx_mul_6,  mx_mul_7,  mx_mul_8, mx_mul_9,
+    mx_mul_10, mx_mul_11, mx_mul_12, mx_mul_13, mx_mul_14, mx_mul_15, mx_mul_16};
+static const mns_mont_sqr_fn mx_sqrs[] = {
+    mx_sqr_2,  mx_sqr_3,  mx_sqr_4,  mx_sqr_5,  mx_sqr_6,  mx_sqr_7,  mx_sqr_8, mx_sqr_9,
+    mx_sqr_10, mx_sqr_11, mx_sqr_12, mx_sqr_13, mx_sqr_14, mx_sqr_15, mx_sqr_16};
 
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 {

@@ -107,8 +107,9 @@ int main(int argc, char **argv)
 {
     /* 2^256 - 189, 2^768 - 825, 2^1024 - 105 and 2^2048 - 1942289 (all
      * prime): word sizes 4, 12, 16 and 32, the top word full; 2^521 - 1: 9
-     * words, the top one nearly empty (12 and 9 words: the largest of
-     * mont's fixed-size kernels, with and without the stack-resident top) */
+     * words, the top one nearly empty (9, 12 and 16 words: the largest of
+     * mont's fixed-size kernels in each layout: the window in registers,
+     * its top on the stack, its words from the tenth on the stack) */
     static const char *moduli[] = {
         "2^256-189", "2^521-1", "2^768-825", "2^1024-105", "2^2048-1942289",
     };
