@@ -52,6 +52,11 @@ def reg32(r):
             "%rax": "%eax"}.get(r, r + "d")
 
 
+def is_mem(x):
+    """A memory operand (a stack word), not a register."""
+    return x.endswith(")")
+
+
 def prologue(e, name, frame):
     e(".p2align 5")
     e(".globl %s" % name)
@@ -124,8 +129,9 @@ def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j), free=()):
     """r <- t - p if that does not borrow, else t (t = W < 2p), by cmov;
     tmp: n words of stack, or `free`: registers no longer needed, used for
     t - p instead where there are n of them; r: the stack slot of the
-    result pointer; W[n] (0 or 1) may be a memory operand; p(j): the
-    operand of p's word j."""
+    result pointer; any word of W may be a memory operand (the deep
+    layout's; then each word passes through rax to r); p(j): the operand
+    of p's word j."""
     n = len(W) - 1
     e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
     if len(free) >= n:
@@ -148,6 +154,13 @@ def final_subtraction(e, W, tmp, r, p=lambda j: "%d(%%rcx)" % (8 * j), free=()):
         e("sbb %s, %%rax" % p(j))
         e("mov %%rax, %d(%%rsp)" % (tmp + 8 * j))
     e("sbbq $0, %s" % W[n])  # CF = 1 exactly when t < p
+    if any(is_mem(x) for x in W[:n]):
+        e("mov %d(%%rsp), %%rdx" % r)
+        for j in range(n):
+            e("mov %s, %%rax" % W[j])
+            e("cmovae %d(%%rsp), %%rax" % (tmp + 8 * j))
+            e("mov %%rax, %d(%%rdx)" % (8 * j))
+        return
     for j in range(n):
         e("cmovae %d(%%rsp), %s" % (tmp + 8 * j, W[j]))
     e("mov %d(%%rsp), %%rdx" % r)
@@ -441,10 +454,6 @@ DEEP_REGS = WINDOW_REGS[:10]
 DEEP_TEMPS = ["%rsi", "%rcx"]
 
 
-def is_mem(x):
-    return x.endswith(")")
-
-
 def mul_add_mixed(e, sources, dst):
     """mul_add where destinations may be stack words: such a word is loaded
     into a temporary before the column that adds the high half below it
@@ -542,18 +551,7 @@ def instance_mul_deep(n):
         e("movq $0, %s" % slots[0])
         regs = regs[1:] + [regs[0]]
         slots = slots[1:] + [slots[0]]
-    W = (regs + slots)[: n + 1]
-    e("# t < 2p: r = t - p if that does not borrow, else t (masked, by cmov)")
-    for j in range(n):
-        e("mov %s, %%rax" % W[j])
-        e("%s %s, %%rax" % ("sub" if j == 0 else "sbb", p_word(j)))
-        e("mov %%rax, %d(%%rsp)" % (B + 8 * j))
-    e("sbbq $0, %s" % W[n])  # CF = 1 exactly when t < p
-    e("mov %d(%%rsp), %%rdx" % R)
-    for j in range(n):
-        e("mov %s, %%rax" % W[j])
-        e("cmovae %d(%%rsp), %%rax" % (B + 8 * j))
-        e("mov %%rax, %d(%%rdx)" % (8 * j))
+    final_subtraction(e, (regs + slots)[: n + 1], B, R, p_word)
     epilogue(e, name, frame)
     return out
 
