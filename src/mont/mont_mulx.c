@@ -24,10 +24,9 @@
  * The squaring computes each cross product once: row i adds a_i^2 and
  * a_i times the doubled tail 2 (a_(i+1) + a_(i+2) 2^64 + ...), read from a
  * doubled copy of a made once, so n(n+1)/2 + n^2 products against the
- * product's 2n^2, and the reduction rows are the product's. From 5 to 12
- * words: below, the copy costs what the products save, and the product
- * squares; from 13 the product squares too (a deep squaring is not written
- * yet).
+ * product's 2n^2, and the reduction rows are the product's. From 5 words
+ * on: below, the copy costs what the products save, and the product
+ * squares.
  *
  * Constant time: no branch, and every address depends on n only; the final
  * choice is a cmov over every word. */
@@ -86,11 +85,10 @@ MX_SQR(9)
 MX_SQR(10)
 MX_SQR(11)
 MX_SQR(12)
-/* From 13 words (the deep layout) the generator writes products only */
-MX_SQR_BY_MUL(13)
-MX_SQR_BY_MUL(14)
-MX_SQR_BY_MUL(15)
-MX_SQR_BY_MUL(16)
+MX_SQR(13)
+MX_SQR(14)
+MX_SQR(15)
+MX_SQR(16)
 
 _Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16,
                "one instance per word count the generator writes");
