@@ -303,7 +303,7 @@ void mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a)
 static mns_exp_ops exp_ops(const mns_field *f)
 {
     const mns_exp_ops ops = {f->ctx, f->inst.limbs, f->inst.ops->mul, f->inst.ops->sqr,
-                             f->inst.ops->one};
+                             f->inst.ops->one, f->inst.ops->sqr_k};
     return ops;
 }
 

@@ -50,6 +50,18 @@ static void toy_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint6
 
 static void toy_sqr(const void *ctx, uint64_t *r, const uint64_t *a) { toy_mul(ctx, r, a, a); }
 
+/* The toy's sqr_k: k squarings (counted as products), one call counted */
+static unsigned long sqrk_calls;
+
+static void toy_sqr_k(const void *ctx, uint64_t *r, const uint64_t *a, unsigned k)
+{
+    MT_CHECK(k >= 1, "sqr_k called with k = %u", k);
+    toy_sqr(ctx, r, a);
+    for (unsigned i = 1; i < k; i++)
+        toy_sqr(ctx, r, r);
+    sqrk_calls++;
+}
+
 /* The x2 kernels of the toy: two ordinary products, counted as one call. */
 static unsigned long x2_calls;
 
@@ -188,14 +200,15 @@ done:
 
 /* One lane over a toy field of a `modbits`-bit prime: every exponent length
  * from 0 to 300 bits, all-ones, top-bit-only and random exponents, r == a,
- * and the product count. */
-static void single_lane(unsigned modbits)
+ * and the product count; with_k: the toy has sqr_k, which then squares
+ * each window after the first in one call. */
+static void single_lane(unsigned modbits, int with_k)
 {
     toy t;
     mpz_init(t.p);
     mt_modulus(t.p, modbits, MT_MOD_PRIME);
     t.n = mpz_size(t.p);
-    const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one};
+    const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one, with_k ? toy_sqr_k : NULL};
     uint64_t A[64], R[64];
     mpz_t a, e, want, got;
     mpz_inits(a, e, want, got, NULL);
@@ -216,7 +229,7 @@ static void single_lane(unsigned modbits)
             mt_operand(a, t.p, k == 2 ? mt_op_pick() : MT_OP_RANDOM);
             mpz_mod(a, a, t.p);
             toy_store(&t, A, a);
-            t.muls = 0;
+            t.muls = sqrk_calls = 0;
             MT_CHECK(mns_exp_powm_alloc(&ops, R, A, e) == MNS_OK, "alloc");
             toy_load(&t, got, R);
             mpz_powm(want, a, e, t.p);
@@ -228,6 +241,9 @@ static void single_lane(unsigned modbits)
                 unsigned long expect = ((1ul << w) - 2) + (windows - 1) * (w + 1);
                 MT_CHECK(t.muls == expect, "%zu words, %u-bit e: %lu products, want %lu", t.n,
                          bits, t.muls, expect);
+                MT_CHECK(sqrk_calls == (with_k ? windows - 1 : 0),
+                         "%zu words, %u-bit e: %lu sqr_k calls, want %lu", t.n, bits, sqrk_calls,
+                         with_k ? windows - 1 : 0);
             }
             /* aliasing r == a */
             MT_CHECK(mns_exp_powm_alloc(&ops, A, A, e) == MNS_OK, "alloc");
@@ -247,13 +263,15 @@ int main(void)
      * pass of 8 and of 24 words) */
     static const unsigned modbits[] = {50, 120, 190, 200, 260, 520, 1500, 2100, 3200};
     for (size_t i = 0; i < sizeof modbits / sizeof modbits[0]; i++)
-        single_lane(modbits[i]);
+        for (int with_k = 0; with_k < 2; with_k++)
+            single_lane(modbits[i], with_k);
 
     toy t;
     mpz_init(t.p);
     mt_modulus(t.p, 200, MT_MOD_PRIME);
     t.n = mpz_size(t.p);
-    const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one};
+    /* the x2 driver pairs single squarings: a lane's sqr_k is not used */
+    const mns_exp_ops ops = {&t, t.n, toy_mul, toy_sqr, toy_one, toy_sqr_k};
     uint64_t A[4], R[4];
     mpz_t a, e, want, got;
     mpz_inits(a, e, want, got, NULL);
@@ -263,7 +281,8 @@ int main(void)
     mpz_init(t1.p);
     mt_modulus(t1.p, 190, MT_MOD_PRIME);
     t1.n = mpz_size(t1.p);
-    mns_exp_x2 x2 = {{ops, {&t1, t1.n, toy_mul, toy_sqr, toy_one}}, toy_mul_x2, toy_sqr_x2};
+    mns_exp_x2 x2 = {{ops, {&t1, t1.n, toy_mul, toy_sqr, toy_one, toy_sqr_k}}, toy_mul_x2,
+                     toy_sqr_x2};
     uint64_t B[4], S[4], *sc0 = NULL, *sc1 = NULL;
     mpz_t b, e1, want1;
     mpz_inits(b, e1, want1, NULL);

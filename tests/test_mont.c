@@ -5,14 +5,72 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "core/inverse.h"
 #include "mont/mont.h"
 #include "testutil.h"
+
+/* The mulx kernel's k squarings in one call (mns_mont_mulx_sqrk, 2 to
+ * MNS_MONT_SQRK_MAX words) against GMP: a^(2^k) R^(1 - 2^k) mod p for k = 1
+ * to 9, r apart from a and r == a, on every modulus kind; operands 0, 1, p -
+ * 1 and the rest. */
+static void check_sqrk(void)
+{
+    const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
+    if ((mns_cpu_features() & adx) != adx)
+        return; /* MNS_CPU=generic, or a CPU without the kernel */
+    mpz_t p, a, want, got, rinv;
+    mpz_inits(p, a, want, got, rinv, NULL);
+    for (size_t n = MNS_MONT_MULX_MIN; n <= MNS_MONT_SQRK_MAX; n++) {
+        mns_mont_sqrk_fn sqrk = mns_mont_mulx_sqrk(n);
+        MT_CHECK(sqrk != NULL, "no sqr_k kernel at %zu words", n);
+        if (!sqrk)
+            continue;
+        for (int kind = 0; kind < MT_MOD_KINDS; kind++) {
+            mt_modulus(p, 64 * n - (kind == MT_MOD_RANDOM ? 1 : 0), (mt_mod_kind)kind);
+            if (mpz_size(p) != n || mpz_even_p(p))
+                continue;
+            uint64_t pw[8] = {0}, aw[8], rw[8];
+            mpz_export(pw, NULL, -1, 8, 0, 0, p);
+            mns_mont_ctx c = {.n = n, .p = pw, .pinv = mns_neg_inverse_word(pw[0])};
+            mpz_set_ui(rinv, 1);
+            mpz_mul_2exp(rinv, rinv, 64 * n);
+            MT_CHECK(mpz_invert(rinv, rinv, p) != 0, "R invertible");
+            for (unsigned it = 0; it < 40; it++) {
+                mt_operand(a, p, mt_op_pick());
+                mpz_mod(a, a, p);
+                const unsigned k = 1 + it % 9;
+                /* want = a^(2^k) R^(1 - 2^k): k Montgomery squarings */
+                mpz_set(want, a);
+                for (unsigned i = 0; i < k; i++) {
+                    mpz_mul(want, want, want);
+                    mpz_mul(want, want, rinv);
+                    mpz_mod(want, want, p);
+                }
+                memset(aw, 0, sizeof aw);
+                mpz_export(aw, NULL, -1, 8, 0, 0, a);
+                const int alias = it % 2;
+                if (alias) {
+                    sqrk(&c, aw, aw, k);
+                    memcpy(rw, aw, sizeof rw);
+                } else
+                    sqrk(&c, rw, aw, k);
+                mpz_import(got, n, -1, 8, 0, 0, rw);
+                MT_CHECK(mpz_cmp(got, want) == 0, "sqr_k %zu words, modulus kind %d, k = %u, alias %d",
+                         n, kind, k, alias);
+            }
+        }
+    }
+    MT_CHECK(mns_mont_mulx_sqrk(MNS_MONT_SQRK_MAX + 1) == NULL && mns_mont_mulx_sqrk(1) == NULL,
+             "sqr_k outside its sizes");
+    mpz_clears(p, a, want, got, rinv, NULL);
+}
 
 int main(void)
 {
     mt_init("test_mont");
     mpz_t p;
     mpz_init(p);
+    check_sqrk();
     const mt_field_opts quick = {.iters = 20, .chain = 300, .powms = 8};
     const mt_field_opts light = {.iters = 3, .chain = 30, .powms = 3};
 

@@ -29,6 +29,12 @@
 typedef struct mns_field_ops {
     void (*mul)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
     void (*sqr)(const void *ctx, uint64_t *r, const uint64_t *a);
+    /* Optional (NULL: k calls of sqr). k >= 1 squarings in one call, each
+     * with sqr's contract (r may alias a); the time depends on k (public)
+     * and the field's size only. The shared exponentiation squares w times
+     * per window through it: a kernel that keeps a in registers between
+     * squarings saves the chain a store, a reload and a call per squaring. */
+    void (*sqr_k)(const void *ctx, uint64_t *r, const uint64_t *a, unsigned k);
     void (*add)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
     void (*sub)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
     void (*reduce)(const void *ctx, uint64_t *r, const uint64_t *a);

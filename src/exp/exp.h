@@ -22,6 +22,9 @@ typedef struct mns_exp_ops {
     void (*mul)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
     void (*sqr)(const void *ctx, uint64_t *r, const uint64_t *a);
     void (*one)(const void *ctx, uint64_t *r);
+    /* Optional (NULL: w calls of sqr): k >= 1 squarings in one call (the
+     * backend's sqr_k, backend.h). */
+    void (*sqr_k)(const void *ctx, uint64_t *r, const uint64_t *a, unsigned k);
 } mns_exp_ops;
 
 /* The window width for a `bits`-bit exponent and `limbs`-word elements. */

@@ -38,6 +38,20 @@ static void mont_sqr(const void *ctx, uint64_t *r, const uint64_t *a)
     c->sqr(c, r, a);
 }
 
+/* k squarings: the kernel's own loop where it has one (registers kept
+ * between squarings), else k calls */
+static void mont_sqr_k(const void *ctx, uint64_t *r, const uint64_t *a, unsigned k)
+{
+    const mns_mont_ctx *c = ctx;
+    if (c->sqrk) {
+        c->sqrk(c, r, a, k);
+        return;
+    }
+    c->sqr(c, r, a);
+    for (unsigned i = 1; i < k; i++)
+        c->sqr(c, r, r);
+}
+
 static void mont_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
     const mns_mont_ctx *c = ctx;
@@ -129,6 +143,7 @@ static void mont_destroy(void *ctx)
 static const mns_field_ops mont_ops = {
     .mul = mont_mul,
     .sqr = mont_sqr,
+    .sqr_k = mont_sqr_k,
     .add = mont_add,
     .sub = mont_sub,
     .reduce = mont_reduce,
@@ -249,6 +264,7 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     } else if (strcmp(kernel, "fixed-adx") == 0) {
         c->mul = mx_mul;
         c->sqr = mx_sqr;
+        c->sqrk = mns_mont_mulx_sqrk(c->n);
         c->kernel = "fixed-adx";
     } else if (strcmp(kernel, "adx") == 0) {
         c->mul = mns_mont_mul_adx;

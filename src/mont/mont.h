@@ -23,6 +23,10 @@ typedef struct mns_mont_ctx mns_mont_ctx;
 typedef void (*mns_mont_mul_fn)(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
                                 const uint64_t *b);
 typedef void (*mns_mont_sqr_fn)(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
+/* k >= 1 squarings in one call: r <- a^(2^k) R^(1 - 2^k) mod p, a < p; r may
+ * alias a; the time depends on k (public) and p's size only. */
+typedef void (*mns_mont_sqrk_fn)(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
+                                 unsigned k);
 
 struct mns_mont_ctx {
     size_t n;            /* words per element */
@@ -35,6 +39,7 @@ struct mns_mont_ctx {
     uint64_t *r2;        /* R^2 mod p */
     mns_mont_mul_fn mul;
     mns_mont_sqr_fn sqr;
+    mns_mont_sqrk_fn sqrk; /* NULL: k calls of sqr */
     const char *kernel;
     size_t mpn_scratch;  /* words of scratch the mpn kernels need */
 };
@@ -57,6 +62,10 @@ int mns_mont_fixed_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 #define MNS_MONT_MULX_MIN 2
 #define MNS_MONT_MULX_MAX 16
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
+/* The mulx kernel's k squarings in one call for n words, or NULL where it has
+ * none (from 2 to MNS_MONT_SQRK_MAX words, as mns_mont_mulx_kernels). */
+#define MNS_MONT_SQRK_MAX 4
+mns_mont_sqrk_fn mns_mont_mulx_sqrk(size_t n);
 
 /* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */
 void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);

@@ -28,8 +28,13 @@
  * on: below, the copy costs what the products save, and the product
  * squares.
  *
- * Constant time: no branch, and every address depends on n only; the final
- * choice is a cmov over every word. */
+ * From 2 to 4 words mns_mont_sqrk_N squares k times in one call, a and
+ * the window in registers throughout (the exponentiation's squarings are
+ * latency-bound there; a call per squaring adds a store, a reload, the call
+ * and the saved registers to the chain).
+ *
+ * Constant time: no branch but sqrk's loop on the public k, and every
+ * address depends on n only; the final choice is a cmov over every word. */
 #include "mont/mont.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
@@ -58,6 +63,14 @@
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
         mns_mont_mulx_##N(r, a, a, c->p, c->pinv);                                              \
+    }
+/* k squarings, a in registers between them (2 to 4 words) */
+#define MX_SQRK(N)                                                                              \
+    void mns_mont_sqrk_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv,     \
+                           uint64_t k);                                                         \
+    static void mx_sqrk_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, unsigned k)   \
+    {                                                                                           \
+        mns_mont_sqrk_##N(r, a, c->p, c->pinv, k);                                              \
     }
 MX_MUL(2)
 MX_MUL(3)
@@ -90,7 +103,11 @@ MX_SQR(14)
 MX_SQR(15)
 MX_SQR(16)
 
-_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16,
+MX_SQRK(2)
+MX_SQRK(3)
+MX_SQRK(4)
+
+_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16 && MNS_MONT_SQRK_MAX == 4,
                "one instance per word count the generator writes");
 
 static const mns_mont_mul_fn mx_muls[] = {
@@ -108,6 +125,12 @@ int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
     *sqr = mx_sqrs[n - MNS_MONT_MULX_MIN];
     return 1;
 }
+
+mns_mont_sqrk_fn mns_mont_mulx_sqrk(size_t n)
+{
+    static const mns_mont_sqrk_fn fns[] = {mx_sqrk_2, mx_sqrk_3, mx_sqrk_4};
+    return n >= MNS_MONT_MULX_MIN && n <= MNS_MONT_SQRK_MAX ? fns[n - MNS_MONT_MULX_MIN] : NULL;
+}
 #else
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 {
@@ -115,5 +138,11 @@ int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
     (void)mul;
     (void)sqr;
     return 0;
+}
+
+mns_mont_sqrk_fn mns_mont_mulx_sqrk(size_t n)
+{
+    (void)n;
+    return NULL;
 }
 #endif
