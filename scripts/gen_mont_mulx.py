@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes src/mont/mont_mulx_asm.inc: the fixed-size mulx/adcx/adox
-Montgomery products (and squarings from SQR_MIN_WORDS) of `mont`
+Montgomery products and squarings of `mont`
 kernel=fixed-adx, one per word count 2..MAX_WORDS (see src/mont/mont_mulx.c
 for why and for the contract).
 
@@ -16,7 +16,10 @@ only a renaming of the registers (the row's low word is zero). Registers are
 renamed in Python, so the text is straight-line code with no loop, branch
 or data-dependent address. The squaring (mns_mont_sqrx_N) has the same
 reduction rows; its multiplication rows compute each cross product once
-(see instance_sqr).
+(see instance_sqr). Below DEEP_WORDS it squares k >= 1 times in one call (a
+fifth argument, the exponentiation's public window width): a loop around
+the rows, its branch on k only, so that a window's squarings cost no call
+each.
 
 Why generated: the register rotation differs per row and per word count;
 writing 27 instances of up to 16 rows by hand would be error-prone, and GNU
@@ -34,8 +37,8 @@ DEEP_WORDS = 13
 # Below 5 words the squaring's doubled copy of a costs what its fewer
 # products save: on the Zen 3, ticks per call in a dependent chain, sqrx /
 # mulx(a, a) 30.6 / 28.9 at 2 words, 42.1 / 42.1 at 3, 56.2 / 54.4 at 4,
-# 74.5 / 79.0 at 5, 152.9 / 168.7 at 8. mont_mulx.c squares with the
-# product there.
+# 74.5 / 79.0 at 5, 152.9 / 168.7 at 8. The squarings there run the
+# product's rows on a held in registers (instance_sqr_regs).
 SQR_MIN_WORDS = 5
 # The window t_0..t_n and the carry word c rotate through these (n + 2 of
 # them). rax / rbx take the products' low / high halves, rdx is mulx's
@@ -313,7 +316,7 @@ def wide_reduction_row(e, i, W, P, pinv, tn, c):
 
 
 def instance_sqr_wide(n):
-    """mns_mont_sqrx_N(r, a, p, pinv) for n = WIDE_WORDS..MAX_WORDS: the
+    """mns_mont_sqrx_N(r, a, p, pinv, k) for n = WIDE_WORDS..DEEP_WORDS - 1: the
     rows of instance_sqr on the layout of instance_mul_wide. One change:
     the top bit of 2 a_(n-1) (d_n) times a_i, which row i would add at
     window word n (on the stack), is added once after the last row instead,
@@ -325,17 +328,19 @@ def instance_sqr_wide(n):
     # each), r, -p^-1, zero, t_n, c
     A, E, D, F, P = 0, 8 * n, 16 * n, 24 * n, 32 * n
     R, PINV, ZERO, TN, C = 40 * n, 40 * n + 8, 40 * n + 16, 40 * n + 24, 40 * n + 32
-    frame = 40 * n + 40
+    K = 40 * n + 40
+    frame = 40 * n + 48
     out = []
     e = out.append
     prologue(e, name, frame)
     e("mov %%rdi, %d(%%rsp)" % R)
     e("mov %%rcx, %d(%%rsp)" % PINV)
     e("movq $0, %d(%%rsp)" % ZERO)
-    e("movq $0, %d(%%rsp)" % TN)
     for j in range(n):
         e("mov %d(%%rdx), %%rax" % (8 * j))
         e("mov %%rax, %d(%%rsp)" % (P + 8 * j))
+    loop_top(e, name, K)
+    e("movq $0, %d(%%rsp)" % TN)
     double_copy(e, n, A, E, D)
     # a_j d_n = a_j masked by the sign of a_(n-1) (rdx holds a_(n-1))
     e("sar $63, %rdx")
@@ -372,8 +377,25 @@ def instance_sqr_wide(n):
     e("adc $0, %s" % regs[n - 1])
     e("adcq $0, %s" % tn)
     final_subtraction(e, regs + [tn], A, R, lambda j: "%d(%%rsp)" % (P + 8 * j))
+    loop_bottom(e, name, K, R)
     epilogue(e, name, frame)
     return out
+
+
+def loop_top(e, name, k_slot):
+    """The start of a squaring's loop: k (r8) saved to its stack word, the
+    label each further squaring returns to, reading a through rsi."""
+    e("mov %%r8, %d(%%rsp)" % k_slot)
+    e(".L%s_again:" % name)
+
+
+def loop_bottom(e, name, k_slot, r_slot):
+    """The end of a squaring's loop: while k squarings are not done, again
+    with a = r (the count is public: the branch depends on k only)."""
+    e("# k is public")
+    e("decq %d(%%rsp)" % k_slot)
+    e("mov %d(%%rsp), %%rsi" % r_slot)
+    e("jnz .L%s_again" % name)
 
 
 def double_copy(e, n, A, E, D):
@@ -393,7 +415,8 @@ def double_copy(e, n, A, E, D):
 
 
 def instance_sqr(n):
-    """mns_mont_sqrx_N(r, a, p, pinv): rdi, rsi, rdx, rcx.
+    """mns_mont_sqrx_N(r, a, p, pinv, k): rdi, rsi, rdx, rcx, r8; k
+    squarings (loop_top, loop_bottom).
 
     Row i adds a_i^2 B^i + 2 a_i sum_(j>i) a_j B^j (B = 2^64, window words
     counted from the window's start), so every cross product is computed
@@ -407,14 +430,15 @@ def instance_sqr(n):
     # stack: a at 0 (then the final subtraction's words), 2 a_j at 8n + 8j,
     # d_j at 16n + 8j (j = 1..n), r at 24n + 8, -p^-1 at 24n + 16
     A, E, D = 0, 8 * n, 16 * n
-    R, PINV = 24 * n + 8, 24 * n + 16
-    frame = 24 * n + 24
+    R, PINV, K = 24 * n + 8, 24 * n + 16, 24 * n + 24
+    frame = 24 * n + 32
     out = []
     e = out.append
     prologue(e, name, frame)
     e("mov %%rdi, %d(%%rsp)" % R)
     e("mov %%rcx, %d(%%rsp)" % PINV)
     e("mov %rdx, %rcx")
+    loop_top(e, name, K)
     double_copy(e, n, A, E, D)
     e("shr $63, %rdx")
     e("mov %%rdx, %d(%%rsp)" % (D + 8 * n))
@@ -444,6 +468,7 @@ def instance_sqr(n):
         reduction_row(e, i, W, c, PINV)
         regs = regs[1: n + 1] + [c, regs[0]]
     final_subtraction(e, regs[: n + 1], A, R, free=after_rows(n, regs))
+    loop_bottom(e, name, K, R)
     epilogue(e, name, frame)
     return out
 
@@ -569,7 +594,11 @@ def instance_mul_deep(n):
 
 
 def instance_sqr_deep(n):
-    """mns_mont_sqrx_N(r, a, p, pinv) for n = DEEP_WORDS..MAX_WORDS: the
+    """mns_mont_sqrx_N(r, a, p, pinv) for n = DEEP_WORDS..MAX_WORDS (one
+    squaring: with the loop of the smaller sizes, which adds five
+    instructions, the 13- and 15-word instances took 1.03-1.14x the time,
+    the 16-word one 0.86-0.91x, all of it code placement against the op
+    cache, so the caller loops here): the
     rows of instance_sqr on the layout of instance_mul_deep (window words
     from the tenth up and c in stack words, each carried through a
     temporary for the columns that add to it). The doubled tail d_j
@@ -633,27 +662,22 @@ def instance_sqr_deep(n):
     return out
 
 
-# mns_mont_sqrk_N (k squarings in one call, a in registers between them)
-# for 2..SQRK_MAX_WORDS words: the window (n + 2 registers) and a (n) fit
-# the registers together up to 4 words.
-SQRK_MAX_WORDS = 4
-SQRK_A_REGS = ["%r12", "%r13", "%r14", "%r15"]
+# Below SQR_MIN_WORDS a (n words) and the window (n + 2) fit the registers
+# together: a's registers there
+SMALL_A_REGS = ["%r12", "%r13", "%r14", "%r15"]
 
 
-def instance_sqr_k(n):
-    """mns_mont_sqrk_N(r, a, p, pinv, k): rdi, rsi, rdx, rcx, r8.
-
-    r <- a^(2^k) R^(1 - 2^k) mod p: k >= 1 Montgomery squarings (each as
-    instance_mul's rows with b = a), a kept in registers from one to the
-    next. Up to 4 words the squarings of an exponentiation are bound by
-    their latency chain, and a call per squaring adds to that chain the
+def instance_sqr_regs(n):
+    """mns_mont_sqrx_N(r, a, p, pinv, k) for n = 2..SQR_MIN_WORDS - 1: k
+    squarings as instance_mul's rows with b = a, a kept in registers from
+    one to the next. At these sizes an exponentiation's squarings are bound
+    by their latency chain, and a call per squaring added to that chain the
     store of r, its reload as the next a, the call and return and the
-    saved registers. k is public (the window width): the loop's branch
-    depends on it only. Measured (Zen 3, one process, k = 4 and 5): 0.80-0.83
-    / 0.84-0.86 / 0.87-0.88x the time per squaring of mns_mont_mulx_N(a, a)
-    at 2 / 3 / 4 words."""
-    name = "mns_mont_sqrk_%d" % n
-    A = SQRK_A_REGS[:n]
+    saved registers. Measured (Zen 3, one process): per squaring 0.80-0.83
+    / 0.84-0.86 / 0.87-0.88x the time of mns_mont_mulx_N(a, a) at 2 / 3 / 4
+    words for k = 4 and 5, 0.96-1.02x for k = 1."""
+    name = "mns_mont_sqrx_%d" % n
+    A = SMALL_A_REGS[:n]
     regs0 = WINDOW_REGS[: n + 2]
     # registers neither the window nor a take: a zero source, then -p^-1
     # and the count, else stack words
@@ -676,7 +700,7 @@ def instance_sqr_k(n):
     e("mov %%rcx, %s" % (pinv_at if pinv_at else "%d(%%rsp)" % PINV))
     e("mov %%r8, %s" % k_at)
     e("mov %rdx, %rcx")
-    e(".Lsqrk_%d:" % n)
+    e(".L%s_again:" % name)
     regs = list(regs0)
     for x in regs:
         e("xor %s, %s" % (reg32(x), reg32(x)))
@@ -697,9 +721,9 @@ def instance_sqr_k(n):
     e("sbbq $0, %s" % W[n])  # CF = 1 exactly when t < p
     for j in range(n):
         e("cmovb %s, %s" % (W[j], A[j]))
-    e("# the count is public")
+    e("# k is public")
     e("dec %s" % k_at if not is_mem(k_at) else "decq %s" % k_at)
-    e("jnz .Lsqrk_%d" % n)
+    e("jnz .L%s_again" % name)
     e("mov %d(%%rsp), %%rdx" % R)
     for j in range(n):
         e("mov %s, %d(%%rdx)" % (A[j], 8 * j))
@@ -716,9 +740,8 @@ def text():
                else instance_mul_wide(n) if n >= WIDE_WORDS else instance_mul(n))
         sqr = (instance_sqr_deep(n) if n >= DEEP_WORDS
                else instance_sqr_wide(n) if n >= WIDE_WORDS
-               else instance_sqr(n) if n >= SQR_MIN_WORDS else [])
-        sqrk = instance_sqr_k(n) if n <= SQRK_MAX_WORDS else []
-        for ins in mul + sqr + sqrk:
+               else instance_sqr(n) if n >= SQR_MIN_WORDS else instance_sqr_regs(n))
+        for ins in mul + sqr:
             if ins.startswith("#"):
                 lines.append("        /* %s */" % ins[2:])
             else:

@@ -29,7 +29,7 @@ static void check_sqrk(void)
             mt_modulus(p, 64 * n - (kind == MT_MOD_RANDOM ? 1 : 0), (mt_mod_kind)kind);
             if (mpz_size(p) != n || mpz_even_p(p))
                 continue;
-            uint64_t pw[8] = {0}, aw[8], rw[8];
+            uint64_t pw[MNS_MONT_SQRK_MAX] = {0}, aw[MNS_MONT_SQRK_MAX], rw[MNS_MONT_SQRK_MAX];
             mpz_export(pw, NULL, -1, 8, 0, 0, p);
             mns_mont_ctx c = {.n = n, .p = pw, .pinv = mns_neg_inverse_word(pw[0])};
             mpz_set_ui(rinv, 1);

@@ -63,8 +63,8 @@ int mns_mont_fixed_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 #define MNS_MONT_MULX_MAX 16
 int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr);
 /* The mulx kernel's k squarings in one call for n words, or NULL where it has
- * none (from 2 to MNS_MONT_SQRK_MAX words, as mns_mont_mulx_kernels). */
-#define MNS_MONT_SQRK_MAX 4
+ * none (from MNS_MONT_MULX_MIN to MNS_MONT_SQRK_MAX words). */
+#define MNS_MONT_SQRK_MAX 12
 mns_mont_sqrk_fn mns_mont_mulx_sqrk(size_t n);
 
 /* Kernels on GMP's constant-time mpn primitives (its mulx/adx assembly). */

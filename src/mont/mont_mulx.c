@@ -25,15 +25,16 @@
  * a_i times the doubled tail 2 (a_(i+1) + a_(i+2) 2^64 + ...), read from a
  * doubled copy of a made once, so n(n+1)/2 + n^2 products against the
  * product's 2n^2, and the reduction rows are the product's. From 5 words
- * on: below, the copy costs what the products save, and the product
- * squares.
+ * on: below, the copy costs what the products save, and the squaring runs
+ * the product's rows on a held in registers.
  *
- * From 2 to 4 words mns_mont_sqrk_N squares k times in one call, a and
- * the window in registers throughout (the exponentiation's squarings are
- * latency-bound there; a call per squaring adds a store, a reload, the call
- * and the saved registers to the chain).
+ * Up to 12 words a squaring squares k >= 1 times in one call (the
+ * exponentiation's window width, through the backend's sqr_k): the chain of
+ * latency-bound squarings at 2-4 words then keeps a in registers, and the
+ * other sizes save a call, the saved registers and the reload of a per
+ * squaring.
  *
- * Constant time: no branch but sqrk's loop on the public k, and every
+ * Constant time: no branch but the squaring's loop on the public k, and every
  * address depends on n only; the final choice is a cmov over every word. */
 #include "mont/mont.h"
 
@@ -51,26 +52,25 @@
     {                                                                                           \
         mns_mont_mulx_##N(r, a, b, c->p, c->pinv);                                              \
     }
+/* k >= 1 squarings: up to 12 words the generator's sqrx instances loop k
+ * times (the exponentiation's window width, public), so sqr is the case
+ * k = 1 */
 #define MX_SQR(N)                                                                               \
+    void mns_mont_sqrx_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv,     \
+                           uint64_t k);                                                         \
+    static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
+    {                                                                                           \
+        mns_mont_sqrx_##N(r, a, c->p, c->pinv, 1);                                              \
+    }                                                                                           \
+    static void mx_sqrk_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, unsigned k)   \
+    {                                                                                           \
+        mns_mont_sqrx_##N(r, a, c->p, c->pinv, k);                                              \
+    }
+#define MX_SQR1(N)                                                                              \
     void mns_mont_sqrx_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv);   \
     static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
     {                                                                                           \
         mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
-    }
-/* Below 5 words the product squares as fast as a squaring would
- * (scripts/gen_mont_mulx.py, SQR_MIN_WORDS), so there is no sqrx text */
-#define MX_SQR_BY_MUL(N)                                                                        \
-    static void mx_sqr_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)               \
-    {                                                                                           \
-        mns_mont_mulx_##N(r, a, a, c->p, c->pinv);                                              \
-    }
-/* k squarings, a in registers between them (2 to 4 words) */
-#define MX_SQRK(N)                                                                              \
-    void mns_mont_sqrk_##N(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv,     \
-                           uint64_t k);                                                         \
-    static void mx_sqrk_##N(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, unsigned k)   \
-    {                                                                                           \
-        mns_mont_sqrk_##N(r, a, c->p, c->pinv, k);                                              \
     }
 MX_MUL(2)
 MX_MUL(3)
@@ -87,9 +87,9 @@ MX_MUL(13)
 MX_MUL(14)
 MX_MUL(15)
 MX_MUL(16)
-MX_SQR_BY_MUL(2)
-MX_SQR_BY_MUL(3)
-MX_SQR_BY_MUL(4)
+MX_SQR(2)
+MX_SQR(3)
+MX_SQR(4)
 MX_SQR(5)
 MX_SQR(6)
 MX_SQR(7)
@@ -98,16 +98,13 @@ MX_SQR(9)
 MX_SQR(10)
 MX_SQR(11)
 MX_SQR(12)
-MX_SQR(13)
-MX_SQR(14)
-MX_SQR(15)
-MX_SQR(16)
+/* From 13 words one squaring per call (see instance_sqr_deep) */
+MX_SQR1(13)
+MX_SQR1(14)
+MX_SQR1(15)
+MX_SQR1(16)
 
-MX_SQRK(2)
-MX_SQRK(3)
-MX_SQRK(4)
-
-_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16 && MNS_MONT_SQRK_MAX == 4,
+_Static_assert(MNS_MONT_MULX_MIN == 2 && MNS_MONT_MULX_MAX == 16 && MNS_MONT_SQRK_MAX == 12,
                "one instance per word count the generator writes");
 
 static const mns_mont_mul_fn mx_muls[] = {
@@ -128,7 +125,9 @@ int mns_mont_mulx_kernels(size_t n, mns_mont_mul_fn *mul, mns_mont_sqr_fn *sqr)
 
 mns_mont_sqrk_fn mns_mont_mulx_sqrk(size_t n)
 {
-    static const mns_mont_sqrk_fn fns[] = {mx_sqrk_2, mx_sqrk_3, mx_sqrk_4};
+    static const mns_mont_sqrk_fn fns[] = {mx_sqrk_2, mx_sqrk_3,  mx_sqrk_4,  mx_sqrk_5,
+                                           mx_sqrk_6, mx_sqrk_7,  mx_sqrk_8,  mx_sqrk_9,
+                                           mx_sqrk_10, mx_sqrk_11, mx_sqrk_12};
     return n >= MNS_MONT_MULX_MIN && n <= MNS_MONT_SQRK_MAX ? fns[n - MNS_MONT_MULX_MIN] : NULL;
 }
 #else
