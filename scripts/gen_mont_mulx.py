@@ -673,8 +673,8 @@ def instance_sqr_regs(n):
     one to the next. At these sizes an exponentiation's squarings are bound
     by their latency chain, and a call per squaring added to that chain the
     store of r, its reload as the next a, the call and return and the
-    saved registers. Measured (Zen 3, one process): per squaring 0.80-0.83
-    / 0.84-0.86 / 0.87-0.88x the time of mns_mont_mulx_N(a, a) at 2 / 3 / 4
+    saved registers. Measured (Zen 3, one process): per squaring 0.80-0.84
+    / 0.84-0.86 / 0.86-0.88x the time of mns_mont_mulx_N(a, a) at 2 / 3 / 4
     words for k = 4 and 5, 0.96-1.02x for k = 1."""
     name = "mns_mont_sqrx_%d" % n
     A = SMALL_A_REGS[:n]
