@@ -32,6 +32,13 @@ static void check_sqrk(void)
             uint64_t pw[MNS_MONT_SQRK_MAX] = {0}, aw[MNS_MONT_SQRK_MAX], rw[MNS_MONT_SQRK_MAX];
             mpz_export(pw, NULL, -1, 8, 0, 0, p);
             mns_mont_ctx c = {.n = n, .p = pw, .pinv = mns_neg_inverse_word(pw[0])};
+            /* pinv4 = -p^-1 mod 2^256 (the 2-word squaring reads its low
+             * half) */
+            mpz_set_ui(rinv, 1);
+            mpz_mul_2exp(rinv, rinv, 256);
+            MT_CHECK(mpz_invert(want, p, rinv) != 0, "p invertible mod 2^256");
+            mpz_sub(want, rinv, want);
+            mpz_export(c.pinv4, NULL, -1, 8, 0, 0, want);
             mpz_set_ui(rinv, 1);
             mpz_mul_2exp(rinv, rinv, 64 * n);
             MT_CHECK(mpz_invert(rinv, rinv, p) != 0, "R invertible");

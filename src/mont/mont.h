@@ -34,7 +34,8 @@ struct mns_mont_ctx {
     uint64_t *p;         /* n words */
     uint64_t *p_pad;     /* p with zero words up to n_pad, for the adx REDC */
     size_t n_pad;        /* n rounded up to a multiple of 4, at least 8 */
-    uint64_t pinv4[4];   /* -p^-1 mod 2^256, the adx REDC's block factor */
+    uint64_t pinv4[4];   /* -p^-1 mod 2^256: the adx REDC's block factor; its low
+                          * half, the 2-word mulx squaring's REDC factor */
     uint64_t *one;       /* R mod p */
     uint64_t *r2;        /* R^2 mod p */
     mns_mont_mul_fn mul;

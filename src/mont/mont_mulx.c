@@ -72,6 +72,19 @@
     {                                                                                           \
         mns_mont_sqrx_##N(r, a, c->p, c->pinv);                                                 \
     }
+/* 2 words: the squaring takes -p^-1 mod 2^128 (the low words of pinv4),
+ * its REDC being one step by 2^128 (scripts/gen_mont_mulx.py,
+ * instance_sqr_2) */
+void mns_mont_sqrx_2(uint64_t *r, const uint64_t *a, const uint64_t *p, const uint64_t *q,
+                     uint64_t k);
+static void mx_sqr_2(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
+{
+    mns_mont_sqrx_2(r, a, c->p, c->pinv4, 1);
+}
+static void mx_sqrk_2(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, unsigned k)
+{
+    mns_mont_sqrx_2(r, a, c->p, c->pinv4, k);
+}
 MX_MUL(2)
 MX_MUL(3)
 MX_MUL(4)
@@ -87,7 +100,6 @@ MX_MUL(13)
 MX_MUL(14)
 MX_MUL(15)
 MX_MUL(16)
-MX_SQR(2)
 MX_SQR(3)
 MX_SQR(4)
 MX_SQR(5)
