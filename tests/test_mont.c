@@ -72,12 +72,47 @@ static void check_sqrk(void)
     mpz_clears(p, a, want, got, rinv, NULL);
 }
 
+/* The adx kernel's schoolbook rows (mns_mont_mul_rows_adx and
+ * mns_mont_sqr_rows_adx, four rows at a time) against GMP's mpn_mul_n and
+ * mpn_sqr for 1 to 70 words: every residue of n mod 4 (head rows, the
+ * product's entry into its unrolled loop, odd n in the squaring's last
+ * pass), operands of all-ones words (the longest carries), sparse words and
+ * random words, output words above 2n left alone. */
+static void check_rows(void)
+{
+    const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
+    if ((mns_cpu_features() & adx) != adx)
+        return;
+    enum { MAXW = 70 };
+    uint64_t a[MAXW], b[MAXW], t[2 * MAXW + 1], want[2 * MAXW];
+    for (size_t n = 1; n <= MAXW; n++)
+        for (unsigned it = 0; it < 12; it++) {
+            for (size_t i = 0; i < n; i++) {
+                const unsigned pick = (it + (unsigned)i) % 3;
+                a[i] = it % 4 == 0 ? ~(uint64_t)0 : pick == 0 ? mt_u64() >> (mt_u64() % 64) : mt_u64();
+                b[i] = it % 4 == 1 ? ~(uint64_t)0 : it % 4 == 0 ? a[i] : mt_u64();
+            }
+            t[2 * n] = 0x5a5a5a5a5a5a5a5aull;
+            mns_mont_mul_rows_adx(t, a, b, n);
+            mpn_mul_n((mp_limb_t *)want, (const mp_limb_t *)a, (const mp_limb_t *)b, (mp_size_t)n);
+            MT_CHECK(memcmp(t, want, 2 * n * sizeof(uint64_t)) == 0 &&
+                         t[2 * n] == 0x5a5a5a5a5a5a5a5aull,
+                     "mul rows %zu words, pattern %u", n, it);
+            mns_mont_sqr_rows_adx(t, a, n);
+            mpn_sqr((mp_limb_t *)want, (const mp_limb_t *)a, (mp_size_t)n);
+            MT_CHECK(memcmp(t, want, 2 * n * sizeof(uint64_t)) == 0 &&
+                         t[2 * n] == 0x5a5a5a5a5a5a5a5aull,
+                     "sqr rows %zu words, pattern %u", n, it);
+        }
+}
+
 int main(void)
 {
     mt_init("test_mont");
     mpz_t p;
     mpz_init(p);
     check_sqrk();
+    check_rows();
     const mt_field_opts quick = {.iters = 20, .chain = 300, .powms = 8};
     const mt_field_opts light = {.iters = 3, .chain = 30, .powms = 3};
 

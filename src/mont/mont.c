@@ -230,16 +230,18 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * compare the paths); otherwise the mpn kernel (GMP's assembly, itself
      * dispatched on the CPU; 2.2x the C kernel at 2048 bits), and from
      * MNS_MONT_ADX_MIN_WORDS words on CPUs with BMI2 and ADX the adx kernel,
-     * whose REDC adds four rows at a time in registers (mont_adx.c): 6% faster
-     * at 2048 and 4096 bits, 9% at 8192, but no faster at 1024 bits and
-     * slower below (its fixed costs per block), measured in one process.
+     * whose products and REDC add four rows at a time with mulx
+     * (mont_adx_mul.c, mont_adx.c): TSC ticks per squaring / product on the
+     * Zen 3 (one process, session 27) 948/1088 against the mpn kernel's
+     * 1121/1348 at 17 words, 1191/1360 vs 1438/1776 at 20, 1602/1856 vs
+     * 2025/2531 at 24, 2615/3287 vs 3473/4191 at 32.
      * Up to MNS_MONT_FIXED_MAX words the unrolled fixed-size kernel
      * (mont_fixed.c): against the mpn kernel, TSC ticks per squaring /
      * product on a Zen 3 (one process, session 22): 16/20 vs 53/56 at 64
      * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
      * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
      * was already slower (432 vs 420: the sum no longer fits the registers).
-     * From 2 to 12 words on CPUs with BMI2 and ADX, the fixed-size mulx
+     * From 2 to MNS_MONT_MULX_MAX words on CPUs with BMI2 and ADX, the fixed-size mulx
      * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
      * session 23), ticks per product / squaring 49/62 against fixed's 74/86
      * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,

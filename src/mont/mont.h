@@ -73,21 +73,31 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 size_t mns_mont_mpn_scratch(size_t n);
 
-/* Kernels with a mulx/adcx/adox REDC four rows at a time (mont_adx.c),
- * products as in the mpn kernel; only on CPUs with BMI2 and ADX. Scratch
- * mns_mont_mpn_scratch(n) words as well. */
+/* Kernels with mulx/adcx/adox products and REDC four rows at a time
+ * (mont_adx_mul.c, mont_adx.c; Karatsuba above the thresholds below); only
+ * on CPUs with BMI2 and ADX, the default above the fixed-size mulx kernels
+ * (MNS_MONT_MULX_MAX words). Scratch mns_mont_mpn_scratch(n) words as well. */
 #ifndef MNS_MONT_ADX_MIN_WORDS
-#define MNS_MONT_ADX_MIN_WORDS 24
+#define MNS_MONT_ADX_MIN_WORDS 17
 #endif
 void mns_mont_mul_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 
 /* Constant-time Karatsuba above MNS_MONT_KARA_THRESHOLD words for products
- * and MNS_MONT_KARA_SQR_THRESHOLD for squares (schoolbook mpn_sec_mul /
- * mpn_sec_sqr below); r has 2n words, scratch
+ * (MNS_MONT_KARA_ADX_THRESHOLD over the mulx rows) and
+ * MNS_MONT_KARA_SQR_THRESHOLD for squares (schoolbook below: GMP's
+ * mpn_sec_mul / mpn_sec_sqr or the mulx rows, by base); r has 2n words, scratch
  * mns_mont_kara_itch(n) words. */
 #ifndef MNS_MONT_KARA_THRESHOLD
 #define MNS_MONT_KARA_THRESHOLD 32
+#endif
+/* Over the mulx rows the product's Karatsuba pays from 40 words (Zen 3, TSC
+ * ticks: rows 1490 / 2158 / 3102 against one level 1624 / 2056 / 2825 at
+ * 32 / 40 / 48 words); the squares keep MNS_MONT_KARA_SQR_THRESHOLD (rows
+ * 2957 against 2746 at 64 words, level at 40-56). Above the GMP threshold,
+ * so mns_mont_kara_itch covers it. */
+#ifndef MNS_MONT_KARA_ADX_THRESHOLD
+#define MNS_MONT_KARA_ADX_THRESHOLD 40
 #endif
 /* GMP's mpn_sec_sqr is a true squaring (0.55-0.6 of mpn_sec_mul from 24
  * words up, measured here), so one Karatsuba level only pays from about 64
@@ -97,9 +107,17 @@ void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 #define MNS_MONT_KARA_SQR_THRESHOLD 64
 #endif
 size_t mns_mont_kara_itch(size_t n);
+/* base: the schoolbook below the thresholds, GMP's or the mulx rows. */
+typedef enum { MNS_MONT_BASE_GMP, MNS_MONT_BASE_ADX } mns_mont_base;
 void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_size_t n,
-                       mp_limb_t *scratch);
-void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch);
+                       mp_limb_t *scratch, mns_mont_base base);
+void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch,
+                       mns_mont_base base);
+
+/* Schoolbook t[0..2n) <- a b and t[0..2n) <- a^2 four rows at a time with
+ * mulx/adcx/adox (mont_adx_mul.c), n >= 1; only on CPUs with BMI2 and ADX. */
+void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n);
+void mns_mont_sqr_rows_adx(uint64_t *t, const uint64_t *a, size_t n);
 
 /* t has 2n words (a double-length product, t < p R); r <- t R^-1 mod p, and t
  * is clobbered (the portable squaring's reduction). */

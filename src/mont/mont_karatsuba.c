@@ -79,10 +79,14 @@ static void add_middle(mp_limb_t *r, mp_size_t n, mp_size_t h, mp_limb_t *m, mp_
 }
 
 void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_size_t n,
-                       mp_limb_t *scratch)
+                       mp_limb_t *scratch, mns_mont_base base)
 {
-    if (n < MNS_MONT_KARA_THRESHOLD) {
-        mpn_sec_mul(r, a, n, b, n, scratch);
+    if (n < (base == MNS_MONT_BASE_ADX ? MNS_MONT_KARA_ADX_THRESHOLD : MNS_MONT_KARA_THRESHOLD)) {
+        if (base == MNS_MONT_BASE_ADX)
+            mns_mont_mul_rows_adx((uint64_t *)r, (const uint64_t *)a, (const uint64_t *)b,
+                                  (size_t)n);
+        else
+            mpn_sec_mul(r, a, n, b, n, scratch);
         return;
     }
     const mp_size_t h = n - n / 2, l = n / 2;
@@ -93,9 +97,9 @@ void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_
     mp_limb_t sa = abs_diff(da, a, a + h, h, l);
     mp_limb_t sb = abs_diff_rev(db, b, b + h, h, l, tmp);
 
-    mns_mont_kara_mul(r, a, b, h, next);                 /* a0 b0 -> r[0..2h) */
-    mns_mont_kara_mul(r + 2 * h, a + h, b + h, l, next); /* a1 b1 -> r[2h..2n) */
-    mns_mont_kara_mul(mid, da, db, h, next);             /* |a0-a1||b1-b0| */
+    mns_mont_kara_mul(r, a, b, h, next, base);                 /* a0 b0 -> r[0..2h) */
+    mns_mont_kara_mul(r + 2 * h, a + h, b + h, l, next, base); /* a1 b1 -> r[2h..2n) */
+    mns_mont_kara_mul(mid, da, db, h, next, base);             /* |a0-a1||b1-b0| */
 
     /* sum = a0 b0 + a1 b1 over 2h + 1 words */
     memcpy(sum, r, (size_t)(2 * h) * sizeof(mp_limb_t));
@@ -114,10 +118,14 @@ void mns_mont_kara_mul(mp_limb_t *r, const mp_limb_t *a, const mp_limb_t *b, mp_
     add_middle(r, n, h, sum, 2 * h + 1);
 }
 
-void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch)
+void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t *scratch,
+                       mns_mont_base base)
 {
     if (n < MNS_MONT_KARA_SQR_THRESHOLD) {
-        mpn_sec_sqr(r, a, n, scratch);
+        if (base == MNS_MONT_BASE_ADX)
+            mns_mont_sqr_rows_adx((uint64_t *)r, (const uint64_t *)a, (size_t)n);
+        else
+            mpn_sec_sqr(r, a, n, scratch);
         return;
     }
     const mp_size_t h = n - n / 2, l = n / 2;
@@ -125,9 +133,9 @@ void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t 
     mp_limb_t *sum = mid + 2 * h, *next = sum + (2 * n - h + 1) + 4;
 
     abs_diff(da, a, a + h, h, l);
-    mns_mont_kara_sqr(r, a, h, next);
-    mns_mont_kara_sqr(r + 2 * h, a + h, l, next);
-    mns_mont_kara_sqr(mid, da, h, next);
+    mns_mont_kara_sqr(r, a, h, next, base);
+    mns_mont_kara_sqr(r + 2 * h, a + h, l, next, base);
+    mns_mont_kara_sqr(mid, da, h, next, base);
 
     /* 2 a0 a1 = a0^2 + a1^2 - (a0 - a1)^2 */
     memcpy(sum, r, (size_t)(2 * h) * sizeof(mp_limb_t));

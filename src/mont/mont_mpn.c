@@ -40,7 +40,7 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
     mns_tmp tmp;
     mp_limb_t *t = (mp_limb_t *)mns_tmp_get(&tmp, c->mpn_scratch);
     mp_limb_t *extra = t + 2 * n;
-    mns_mont_kara_mul(t, (const mp_limb_t *)a, (const mp_limb_t *)b, n, extra);
+    mns_mont_kara_mul(t, (const mp_limb_t *)a, (const mp_limb_t *)b, n, extra, MNS_MONT_BASE_GMP);
     redc_mpn(c, r, t, extra);
     mns_tmp_release(&tmp);
 }
@@ -51,7 +51,7 @@ void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
     mns_tmp tmp;
     mp_limb_t *t = (mp_limb_t *)mns_tmp_get(&tmp, c->mpn_scratch);
     mp_limb_t *extra = t + 2 * n;
-    mns_mont_kara_sqr(t, (const mp_limb_t *)a, n, extra);
+    mns_mont_kara_sqr(t, (const mp_limb_t *)a, n, extra, MNS_MONT_BASE_GMP);
     redc_mpn(c, r, t, extra);
     mns_tmp_release(&tmp);
 }

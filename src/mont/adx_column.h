@@ -1,0 +1,106 @@
+/* One column of a four-row pass, t += M v with M = m0 + m1 B + m2 B^2 +
+ * m3 B^3 in r8..r11 and v read a word at a time, shared by the adx REDC
+ * (mont_adx.c, v = p) and the adx products (mont_adx_mul.c, v = b or a).
+ *
+ * Before column j the registers A0..A3 hold the pending sum V at positions
+ * j..j+3 (V < B^4). The column adds t_j (at off(%rdi)) and M v_j (v_j at
+ * off(%rsi)) to V; V + t_j + M v_j <= (B^4 - 1) + (B - 1) + (B^4 - 1)(B - 1)
+ * < B^5, so the five-word sum never carries out: t_j takes its low word and
+ * A1, A2, A3, A0 hold the next window (the window rotates by renaming, so
+ * four columns make one loop iteration). CF adds the low halves of the four
+ * products, OF the word of t and the high halves; both chains end at zero,
+ * with %rbp = 0. The column starts by clearing CF and OF with the zero idiom
+ * on %ebp, so that its chains do not wait on the previous column's last
+ * additions, whose flags are known to be zero: its own chains then start as
+ * soon as its window words are ready (5.5 against 5.9 TSC ticks a column in
+ * a long pass on the Zen 3).
+ *
+ * Clobbers rax, rbx, rdx and the flags.
+ *
+ * MNS_ADX_COLS4 runs rcx >= 1 iterations of four columns, t and v moving
+ * 32 bytes an iteration; the window's lowest word is in r12 before and after
+ * each. Labels 45, 46 and 47 enter it at its second, third and fourth
+ * column (the window then renamed accordingly), so that a column count that
+ * is not a multiple of four still ends after a whole iteration; dec leaves
+ * CF alone and clears OF for a count below 2^63. */
+#ifndef MNS_MONT_ADX_COLUMN_H
+#define MNS_MONT_ADX_COLUMN_H
+
+#define MNS_ADX_COLUMN_MACRO                                                                     \
+    "    .macro MNS_ADX_COL A0, A1, A2, A3, off\n"                                               \
+    "    xor %ebp, %ebp\n"                                                                       \
+    "    mov \\off(%rsi), %rdx\n"                                                                \
+    "    mulx %r8, %rax, %rbx\n"                                                                 \
+    "    adcx %rax, \\A0\n"                                                                      \
+    "    adox \\off(%rdi), \\A0\n"                                                               \
+    "    mov \\A0, \\off(%rdi)\n"                                                                \
+    "    mulx %r9, %rax, \\A0\n"                                                                 \
+    "    adcx %rax, \\A1\n"                                                                      \
+    "    adox %rbx, \\A1\n"                                                                      \
+    "    mulx %r10, %rax, %rbx\n"                                                                \
+    "    adcx %rax, \\A2\n"                                                                      \
+    "    adox \\A0, \\A2\n"                                                                      \
+    "    mulx %r11, %rax, \\A0\n"                                                                \
+    "    adcx %rax, \\A3\n"                                                                      \
+    "    adox %rbx, \\A3\n"                                                                      \
+    "    adcx %rbp, \\A0\n"                                                                      \
+    "    adox %rbp, \\A0\n"                                                                      \
+    "    .endm\n"                                                                              \
+    "    .macro MNS_ADX_COLS4\n"                                                                \
+    "41:\n"                                                                                     \
+    "    MNS_ADX_COL %r12, %r13, %r14, %r15, 0\n"                                               \
+    "45:\n"                                                                                     \
+    "    MNS_ADX_COL %r13, %r14, %r15, %r12, 8\n"                                               \
+    "46:\n"                                                                                     \
+    "    MNS_ADX_COL %r14, %r15, %r12, %r13, 16\n"                                              \
+    "47:\n"                                                                                     \
+    "    MNS_ADX_COL %r15, %r12, %r13, %r14, 24\n"                                              \
+    "    lea 32(%rdi), %rdi\n"                                                                  \
+    "    lea 32(%rsi), %rsi\n"                                                                  \
+    "    dec %rcx\n"                                                                            \
+    "    jnz 41b\n"                                                                             \
+    "    .endm\n"
+
+/* The six callee-saved registers the four-row routines use, pushed and
+ * popped with their unwind notes. */
+#define MNS_ADX_PUSH_SAVED \
+    "    push %rbx\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %rbx, 0\n"                                                             \
+    "    push %rbp\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %rbp, 0\n"                                                             \
+    "    push %r12\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %r12, 0\n"                                                             \
+    "    push %r13\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %r13, 0\n"                                                             \
+    "    push %r14\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %r14, 0\n"                                                             \
+    "    push %r15\n"                                                                           \
+    "    .cfi_adjust_cfa_offset 8\n"                                                            \
+    "    .cfi_rel_offset %r15, 0\n"
+
+#define MNS_ADX_POP_SAVED \
+    "    pop %r15\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %r15\n"                                                                   \
+    "    pop %r14\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %r14\n"                                                                   \
+    "    pop %r13\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %r13\n"                                                                   \
+    "    pop %r12\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %r12\n"                                                                   \
+    "    pop %rbp\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %rbp\n"                                                                   \
+    "    pop %rbx\n"                                                                            \
+    "    .cfi_adjust_cfa_offset -8\n"                                                           \
+    "    .cfi_restore %rbx\n"
+
+#endif
