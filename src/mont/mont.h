@@ -32,7 +32,8 @@ struct mns_mont_ctx {
     size_t n;            /* words per element */
     uint64_t pinv;       /* -p^-1 mod 2^64 */
     uint64_t *p;         /* n words */
-    uint64_t *p_pad;     /* p with zero words up to n_pad, for the adx REDC */
+    uint64_t *p_pad;     /* p with zero words up to n_pad: the adx REDC runs
+                          * max(8, n) columns of it */
     size_t n_pad;        /* n rounded up to a multiple of 4, at least 8 */
     uint64_t pinv4[4];   /* -p^-1 mod 2^256: the adx REDC's block factor; its low
                           * half, the 2-word mulx squaring's REDC factor */

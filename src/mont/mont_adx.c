@@ -7,15 +7,15 @@
  * m3 B^3) p, keeps a four-word window of the sum in registers and touches
  * memory once per column instead of four times. Two carry chains run at
  * once: CF (adcx) adds the low halves of the products, OF (adox) the high
- * halves and the word of t, so each column is 4 mulx, 8 carry additions, one
- * load of t and one store.
+ * halves and the word of t, so each column is 4 mulx, 10 carry additions,
+ * one load of t and one store.
  *
  * The column (adx_column.h, shared with the four-row products of
  * mont_adx_mul.c) keeps a four-word window of the pending sum in registers
  * and never carries out of it.
  *
  * Constant time: no branch and no memory index depends on the data; the
- * loop count is the (public) padded length.
+ * loop counts and the loop's entry position depend on n only.
  *
  * Written as top-level assembly in a C file so that it builds with the C
  * toolchain alone; it is only called when the CPU reports BMI2 and ADX. */
