@@ -65,8 +65,8 @@
  * For each of `blocks` blocks, block k at t + 4k: t[0 .. cols+4) +=
  * (m0 + m1 B + m2 B^2 + m3 B^3) * p[0 .. cols) with M = t[0..4) q mod B^4,
  * which makes t[0..4) zero; the carry out of word cols+3 (0 or 1) is added
- * into the next block's word cols+3 (one word above this block's), the last
- * block's returned. cols >= 8. As soon as words 4..7 of a block are final
+ * at the next block's word cols (this block's word cols+4, just above its
+ * window), the last block's returned. cols >= 8. As soon as words 4..7 of a block are final
  * (after column 7) the next block's factors are computed, so that their
  * latency overlaps the remaining columns instead of stalling the next
  * block.

@@ -273,8 +273,9 @@ void mns_mont_addmul4_adx(uint64_t *t, const uint64_t *b, size_t cols, const uin
 void mns_mont_sqr4_adx(uint64_t *t, const uint64_t *a, size_t n);
 void mns_mont_sqrdiag_adx(uint64_t *t, const uint64_t *a, size_t n);
 
-/* The h = n mod 4 first rows one at a time (GMP's mpn_addmul_1, free of
- * data-dependent branches), then blocks of four. */
+/* The h = n mod 4 first rows one at a time (GMP's mpn_mul_1 and
+ * mpn_addmul_1, whose loops run over n only; the valgrind constant-time test
+ * runs them at 19 words), then blocks of four. */
 void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n)
 {
     const size_t h = n % 4;
