@@ -138,12 +138,15 @@ int main(void)
             mt_field_check("mont", p, &light);
         }
     /* each kernel by name, whatever the default picks for the size: every
-     * word count to 20 (the adx kernel pads p to 8 words and takes n mod 4
-     * rows one at a time), then around its block and threshold edges */
+     * word count to 24 (the adx kernel pads p to 8 words, takes n mod 4
+     * rows one at a time and, from 16 words, one block of four rows when
+     * n / 4 is odd, then blocks of eight entered at every position -n mod 8),
+     * then around its block and threshold edges */
     static const char *const kernels[] = {"mont:kernel=gmp-mpn", "mont:kernel=adx",
                                           "mont:kernel=fixed", "mont:kernel=fixed-adx"};
     static const size_t words[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                   14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 31, 33, 64, 65, 97};
+                                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 29,
+                                   30, 31, 33, 64, 65, 97};
     const mt_field_opts kern = {.iters = 10, .chain = 100, .powms = 3, .allow_notsup = 1};
     for (size_t kk = 0; kk < sizeof kernels / sizeof kernels[0]; kk++)
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {

@@ -81,6 +81,12 @@ size_t mns_mont_mpn_scratch(size_t n);
 #ifndef MNS_MONT_ADX_MIN_WORDS
 #define MNS_MONT_ADX_MIN_WORDS 17
 #endif
+/* From this many words the adx kernel adds eight rows at a time, in its
+ * products (mont_adx_mul.c) and its REDC (mont_adx_redc8.c, which needs at
+ * least 9 words: a head of eight columns and one column more). */
+#ifndef MNS_MONT_ADX8_MIN_WORDS
+#define MNS_MONT_ADX8_MIN_WORDS 16
+#endif
 void mns_mont_mul_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 
@@ -116,7 +122,8 @@ void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t 
                        mns_mont_base base);
 
 /* Schoolbook t[0..2n) <- a b and t[0..2n) <- a^2 four rows at a time with
- * mulx/adcx/adox (mont_adx_mul.c), n >= 1; only on CPUs with BMI2 and ADX. */
+ * mulx/adcx/adox (mont_adx_mul.c; the product's rows eight at a time from
+ * MNS_MONT_ADX8_MIN_WORDS), n >= 1; only on CPUs with BMI2 and ADX. */
 void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n);
 void mns_mont_sqr_rows_adx(uint64_t *t, const uint64_t *a, size_t n);
 

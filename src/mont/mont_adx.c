@@ -14,6 +14,9 @@
  * mont_adx_mul.c) keeps a four-word window of the pending sum in registers
  * and never carries out of it.
  *
+ * From MNS_MONT_ADX8_MIN_WORDS words the blocks take eight rows
+ * (mont_adx_redc8.c), after one block of four when n / 4 is odd.
+ *
  * Constant time: no branch and no memory index depends on the data; the
  * loop counts and the loop's entry position depend on n only.
  *
@@ -227,6 +230,8 @@ __asm__(MNS_ADX_COLUMN_MACRO MNS_ADX_FACTORS_MACRO
 
 uint64_t mns_mont_redc4_adx(uint64_t *t, const uint64_t *p, size_t cols, const uint64_t q[4],
                             size_t blocks);
+uint64_t mns_mont_redc8_adx(uint64_t *t, const uint64_t *p, size_t cols, uint64_t pinv,
+                            size_t blocks, uint64_t carry);
 
 /* r <- t R^-1 mod p for t < p R in 2n words; t has 2n + 4 words (the top
  * four are overwritten) and d n words of scratch. The blocks run over cols =
@@ -245,7 +250,17 @@ static void redc_adx(const mns_mont_ctx *c, uint64_t *r, uint64_t *t, uint64_t *
         t[i] = mpn_addmul_1((mp_limb_t *)t + i, (const mp_limb_t *)p, (mp_size_t)n, t[i] * c->pinv);
     /* the last block's carry is the word at 2n (n >= 8), or zero above the
      * words that hold the result (n < 8, where t[2n] does) */
-    uint64_t hi = n >= 4 ? mns_mont_redc4_adx(t + head, c->p_pad, cols, c->pinv4, n / 4) : 0;
+    uint64_t hi;
+    if (n >= MNS_MONT_ADX8_MIN_WORDS) {
+        /* one block of four rows when n / 4 is odd, then blocks of eight;
+         * the four-row block's carry lands on the first eight-row block's
+         * word cols */
+        const size_t b4 = (n / 4) % 2;
+        hi = b4 ? mns_mont_redc4_adx(t + head, c->p_pad, cols, c->pinv4, 1) : 0;
+        hi = mns_mont_redc8_adx(t + head + 4 * b4, c->p, n, c->pinv, n / 8, hi);
+    } else {
+        hi = n >= 4 ? mns_mont_redc4_adx(t + head, c->p_pad, cols, c->pinv4, n / 4) : 0;
+    }
     /* r + hi B^n = t[n .. 2n] + t[0 .. n) < 2p; then p is subtracted when
      * that is >= p, by mask */
     hi += t[2 * n] + mpn_add_n((mp_limb_t *)r, (const mp_limb_t *)t + n, (const mp_limb_t *)t,

@@ -12,6 +12,10 @@
  * registers. A long pass takes 5.5 ticks a column (1.4 per product) on the
  * Zen 3, where a loop of independent mulx alone takes 0.98 ticks each.
  *
+ * From MNS_MONT_ADX8_MIN_WORDS words the product adds eight rows at a time
+ * (the eight-row column of adx_column.h, factors on the stack): 1.13 ticks a
+ * product in a long pass.
+ *
  * The square adds each cross product a_i a_j (i < j) once, four rows at a
  * time, then doubles the sum and adds the squares a_i^2 in one pass.
  *
@@ -101,7 +105,107 @@ __asm__(MNS_ADX_COLUMN_MACRO
     "    .purgem MNS_ADX_COL\n"
     "    .purgem MNS_ADX_COLS4\n");
 
-/* void mns_mont_sqr4_adx(uint64_t *t, const uint64_t *a, size_t n);
+/* void mns_mont_addmul8_adx(uint64_t *t, const uint64_t *b, size_t cols,
+ *                           const uint64_t *a, size_t blocks);
+ * As mns_mont_addmul4_adx with eight rows a block: for k = 0 .. blocks-1,
+ * t[8k .. 8k+cols+8) <- t[8k .. 8k+cols) + (a_8k + ... + a_(8k+7) B^7)
+ * b[0 .. cols), cols >= 1, the eight words above t[8k+cols) written. The
+ * block's eight factors are copied to 0..56(%rsp), where the eight-row
+ * column (adx_column.h) reads them; the window starts at zero, so the pass
+ * enters the unrolled loop at position s = -cols mod 8 (t and b moved back s
+ * words) without renaming it.
+ *
+ * Registers: rdi t at the column, rsi b, rcx iterations left, r8..r15 the
+ * window. Stack: 0..63 the factors, 64 the next factors' address, 72 blocks
+ * left, 80 s, 88 b moved back, 96 iterations, 104 the block's t. */
+__asm__(MNS_ADX_COLUMN8_MACRO
+    "    .text\n"
+    "    .p2align 5\n"
+    "    .globl mns_mont_addmul8_adx\n"
+    "    .hidden mns_mont_addmul8_adx\n"
+    "    .type mns_mont_addmul8_adx, @function\n"
+    "mns_mont_addmul8_adx:\n"
+    "    .cfi_startproc\n"
+    MNS_ADX_PUSH_SAVED
+    "    sub $112, %rsp\n"
+    "    .cfi_adjust_cfa_offset 112\n"
+    "    mov %rcx, 64(%rsp)\n"
+    "    mov %r8, 72(%rsp)\n"
+    "    mov %rdx, %rax\n"
+    "    neg %rax\n"
+    "    and $7, %rax\n"
+    "    mov %rax, 80(%rsp)\n"
+    "    shl $3, %rax\n"
+    "    sub %rax, %rdi\n"
+    "    sub %rax, %rsi\n"
+    "    mov %rsi, 88(%rsp)\n"
+    "    add $7, %rdx\n"
+    "    shr $3, %rdx\n"
+    "    mov %rdx, 96(%rsp)\n"
+    "1:\n"
+    "    mov 64(%rsp), %rax\n"
+    "    mov 0(%rax), %r8\n"
+    "    mov 8(%rax), %r9\n"
+    "    mov 16(%rax), %r10\n"
+    "    mov 24(%rax), %r11\n"
+    "    mov 32(%rax), %r12\n"
+    "    mov 40(%rax), %r13\n"
+    "    mov 48(%rax), %r14\n"
+    "    mov 56(%rax), %r15\n"
+    "    mov %r8, 0(%rsp)\n"
+    "    mov %r9, 8(%rsp)\n"
+    "    mov %r10, 16(%rsp)\n"
+    "    mov %r11, 24(%rsp)\n"
+    "    mov %r12, 32(%rsp)\n"
+    "    mov %r13, 40(%rsp)\n"
+    "    mov %r14, 48(%rsp)\n"
+    "    mov %r15, 56(%rsp)\n"
+    "    mov %rdi, 104(%rsp)\n"
+    "    mov 88(%rsp), %rsi\n"
+    "    mov 96(%rsp), %rcx\n"
+    "    xor %r8d, %r8d\n"
+    "    xor %r9d, %r9d\n"
+    "    xor %r10d, %r10d\n"
+    "    xor %r11d, %r11d\n"
+    "    xor %r12d, %r12d\n"
+    "    xor %r13d, %r13d\n"
+    "    xor %r14d, %r14d\n"
+    "    xor %r15d, %r15d\n"
+    "    mov 80(%rsp), %rax\n"
+    "    cmp $1, %rax\n"
+    "    je 51f\n"
+    "    cmp $2, %rax\n"
+    "    je 52f\n"
+    "    cmp $3, %rax\n"
+    "    je 53f\n"
+    "    cmp $4, %rax\n"
+    "    je 54f\n"
+    "    cmp $5, %rax\n"
+    "    je 55f\n"
+    "    cmp $6, %rax\n"
+    "    je 56f\n"
+    "    cmp $7, %rax\n"
+    "    je 57f\n"
+    "    .p2align 4\n"
+    "    MNS_ADX_COLS8\n"
+    MNS_ADX_STORE_WINDOW8
+    "    mov 104(%rsp), %rdi\n"
+    "    lea 64(%rdi), %rdi\n"
+    "    addq $64, 64(%rsp)\n"
+    "    decq 72(%rsp)\n"
+    "    jnz 1b\n"
+    "    add $112, %rsp\n"
+    "    .cfi_adjust_cfa_offset -112\n"
+    MNS_ADX_POP_SAVED
+    "    ret\n"
+    "    .cfi_endproc\n"
+    "    .size mns_mont_addmul8_adx, .-mns_mont_addmul8_adx\n"
+    "    .purgem MNS_ADX_COL8\n"
+    "    .purgem MNS_ADX_COLS8\n");
+
+/* void mns_mont_addmul8_adx(uint64_t *t, const uint64_t *b, size_t cols, const uint64_t *a,
+                          size_t blocks);
+void mns_mont_sqr4_adx(uint64_t *t, const uint64_t *a, size_t n);
  * Adds the cross products a_i a_j B^(i+j), h <= i < j < n, h = n mod 4, to
  * t, n >= 4; t[1 .. h+n) holds the sum of the rows i < h (zero if h = 0)
  * and the words above are written before they are read. Block k takes the rows base .. base+3, base =
@@ -270,6 +374,8 @@ __asm__("    .text\n"
 
 void mns_mont_addmul4_adx(uint64_t *t, const uint64_t *b, size_t cols, const uint64_t *a,
                           size_t blocks);
+void mns_mont_addmul8_adx(uint64_t *t, const uint64_t *b, size_t cols, const uint64_t *a,
+                          size_t blocks);
 void mns_mont_sqr4_adx(uint64_t *t, const uint64_t *a, size_t n);
 void mns_mont_sqrdiag_adx(uint64_t *t, const uint64_t *a, size_t n);
 
@@ -286,8 +392,15 @@ void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, si
         memset(t, 0, n * sizeof(uint64_t));
     for (size_t i = 1; i < h; i++)
         t[i + n] = mpn_addmul_1((mp_limb_t *)t + i, (const mp_limb_t *)b, (mp_size_t)n, a[i]);
-    if (n >= 4)
+    if (n >= MNS_MONT_ADX8_MIN_WORDS) {
+        /* one block of four rows when n / 4 is odd, then blocks of eight */
+        const size_t b4 = (n / 4) % 2;
+        if (b4)
+            mns_mont_addmul4_adx(t + h, b, n, a + h, 1);
+        mns_mont_addmul8_adx(t + h + 4 * b4, b, n, a + h + 4 * b4, n / 8);
+    } else if (n >= 4) {
         mns_mont_addmul4_adx(t + h, b, n, a + h, n / 4);
+    }
 }
 
 void mns_mont_sqr_rows_adx(uint64_t *t, const uint64_t *a, size_t n)
