@@ -122,8 +122,9 @@ void mns_mont_kara_sqr(mp_limb_t *r, const mp_limb_t *a, mp_size_t n, mp_limb_t 
                        mns_mont_base base);
 
 /* Schoolbook t[0..2n) <- a b and t[0..2n) <- a^2 four rows at a time with
- * mulx/adcx/adox (mont_adx_mul.c; the product's rows eight at a time from
- * MNS_MONT_ADX8_MIN_WORDS), n >= 1; only on CPUs with BMI2 and ADX. */
+ * mulx/adcx/adox (mont_adx_mul.c; eight rows at a time from
+ * MNS_MONT_ADX8_MIN_WORDS, for the square when n is a multiple of 8), n >= 1;
+ * only on CPUs with BMI2 and ADX. */
 void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n);
 void mns_mont_sqr_rows_adx(uint64_t *t, const uint64_t *a, size_t n);
 

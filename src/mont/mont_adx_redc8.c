@@ -239,5 +239,6 @@ __asm__(MNS_ADX_COLUMN8_MACRO MNS_ADX_HEADROW_MACRO MNS_ADX_ROTATE_MACRO
     "    .size mns_mont_redc8_adx, .-mns_mont_redc8_adx\n"
     "    .purgem MNS_ADX_COL8\n"
     "    .purgem MNS_ADX_COLS8\n"
+    "    .purgem MNS_ADX_COPY8\n"
     "    .purgem MNS_ADX_HEADROW\n"
     "    .purgem MNS_ADX_ROTATE\n");
