@@ -31,7 +31,8 @@
  *      the median a block that caught a slow phase of the machine);
  *   3. the pair's time is the smallest of: the best solo of each channel
  *      summed, the table pair, the alternative's pair; the winner is installed.
- * On a CPU without IFMA, mont takes mont-ifma's place (alt_spec).
+ * On a CPU without IFMA, mont takes mont-ifma's place, and pmns-mp is the
+ * alternative where the table itself gave mont above 16 words (alt_spec).
  * The choice optimises a call on fewer threads than channels (one thread:
  * the figures issue 8 asks for); a channel chosen for its pair also runs
  * alone when there are threads enough. */
@@ -269,14 +270,24 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
  *     settles. It replaces the earlier alternatives (rns-ifma, and
  *     pmns-mp-ifma:delta=0 up to 1800 bits where the table gives rns-ifma),
  *     which mont-ifma beat at every size where they were timed;
- *   - elsewhere mont (GMP's mpn). Without IFMA the table's pmns-mp takes a
- *     shape per prime, and some lose to mont: on the Zen 3 of session 13 the
- *     bench's RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3
- *     against 7.2-7.6 M on mont. */
+ *   - elsewhere mont. Without IFMA the table's pmns-mp takes a shape per
+ *     prime, and some lose to mont: on the Zen 3 of session 13 the bench's
+ *     RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3 against
+ *     7.2-7.6 M on mont;
+ *   - and where the table itself gives mont above 16 words (from session
+ *     28's table on the Zen 3: 1057-1578 and 2039-2242 bits among others),
+ *     pmns-mp, for the same reason the other way round: the two are within
+ *     10% there and pmns-mp's speed depends on the prime (at 2048 bits 4.8 M
+ *     ticks per exponentiation against mont's 5.5 M on one prime, 7.4-8.0 M
+ *     against 5.5-7.2 M on another). Up to 16 words mont wins by 1.1x and
+ *     more, and pmns-mp's set-up would only lengthen the key's creation. */
 static const char *alt_spec(const mns_rsa_channel *c)
 {
-    if (!mns_cpu_has_ifma())
-        return on_backend(c, "mont") ? NULL : "mont";
+    if (!mns_cpu_has_ifma()) {
+        if (!on_backend(c, "mont"))
+            return "mont";
+        return c->pn > 16 ? "pmns-mp" : NULL;
+    }
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
 
