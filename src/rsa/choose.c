@@ -280,13 +280,14 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
  *     10% there and pmns-mp's speed depends on the prime (at 2048 bits 4.8 M
  *     ticks per exponentiation against mont's 5.5 M on one prime, 7.4-8.0 M
  *     against 5.5-7.2 M on another). Up to 16 words mont wins by 1.1x and
- *     more, and pmns-mp's set-up would only lengthen the key's creation. */
+ *     more, and pmns-mp's set-up would only lengthen the key's creation.
+ *     Channels only multiply, so it asks delta=0 as the table's choice does. */
 static const char *alt_spec(const mns_rsa_channel *c)
 {
     if (!mns_cpu_has_ifma()) {
         if (!on_backend(c, "mont"))
             return "mont";
-        return c->pn > 16 ? "pmns-mp" : NULL;
+        return c->pn > 16 ? "pmns-mp:delta=0" : NULL; /* delta=0: rsa.c's "auto" */
     }
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
