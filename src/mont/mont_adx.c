@@ -236,8 +236,9 @@ uint64_t mns_mont_redc8_adx(uint64_t *t, const uint64_t *p, size_t cols, uint64_
 /* r <- t R^-1 mod p for t < p R in 2n words; t has 2n + 4 words (the top
  * four are overwritten) and d n words of scratch. The blocks run over cols =
  * max(8, n) columns of p (zero-padded to 8 words). Rows are added n mod 4 one
- * at a time (mpn_addmul_1), then four at a time, each block's carry going
- * into the next block's top words. As in GMP's mpn_redc_1 each head row's
+ * at a time (mpn_addmul_1), then four at a time, or from
+ * MNS_MONT_ADX8_MIN_WORDS one block of four when n / 4 is odd and then
+ * eight at a time; each block's carry goes into the next block's top words. As in GMP's mpn_redc_1 each head row's
  * carry is kept in the word of t that its row made zero, and t[0 .. n),
  * zero apart from them, is added to the upper half in one pass, so no carry
  * ripples a data-dependent distance. */
