@@ -295,9 +295,9 @@ __asm__(MNS_ADX_COLUMN_MACRO
  * for n a multiple of 8, n >= 8; t[1 .. n) is read (zero for the plain sum)
  * and every word above is written before it is read. Block k takes the rows
  * base .. base+7, base = 8k, with their factors r_i = a_(base+i) copied to
- * 0..56(%rsp): first its seven partial columns j = base+1 .. base+7 (its own
- * triangle, MNS_ADX_PART), the window starting at zero in r9 so that it
- * ends with its lowest word in r8; then the n - base - 8 full columns j =
+ * 0..56(%rsp): first its seven partial columns j = base+1 .. base+7 (its
+ * own triangle, MNS_ADX_COL8 with k < 8), the window starting at zero in r9
+ * so that it ends with its lowest word in r8; then the n - base - 8 full columns j =
  * base+8 .. n-1, a multiple of eight, so the loop is entered at its start.
  * The window lands on t[base+n .. base+n+8), above every earlier row: stored,
  * not added.
@@ -432,7 +432,9 @@ void mns_mont_sqrdiag_adx(uint64_t *t, const uint64_t *a, size_t n);
 
 /* The h = n mod 4 first rows one at a time (GMP's mpn_mul_1 and
  * mpn_addmul_1, whose loops run over n only; the valgrind constant-time test
- * runs them at 19 words), then blocks of four. */
+ * runs them at 22 words), then blocks of four, or from
+ * MNS_MONT_ADX8_MIN_WORDS one block of four when n / 4 is odd and then
+ * blocks of eight. */
 void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n)
 {
     const size_t h = n % 4;
