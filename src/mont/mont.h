@@ -87,6 +87,23 @@ size_t mns_mont_mpn_scratch(size_t n);
 #ifndef MNS_MONT_ADX8_MIN_WORDS
 #define MNS_MONT_ADX8_MIN_WORDS 16
 #endif
+/* How the adx REDC (mont_adx.c) and products (mns_mont_mul_rows_adx) split
+ * n rows: the n mod 4 first rows one at a time, then `fours` blocks of four
+ * rows, then `eights` blocks of eight. Below MNS_MONT_ADX8_MIN_WORDS all
+ * blocks take four; from it, one block of four when n / 4 is odd and the
+ * rest eight. A function of n only (public). */
+typedef struct mns_mont_adx_blocks {
+    size_t head, fours, eights;
+} mns_mont_adx_blocks;
+static inline mns_mont_adx_blocks mns_mont_adx_row_blocks(size_t n)
+{
+    mns_mont_adx_blocks b = {n % 4, n / 4, 0};
+    if (n >= MNS_MONT_ADX8_MIN_WORDS) {
+        b.fours = (n / 4) % 2;
+        b.eights = n / 8;
+    }
+    return b;
+}
 void mns_mont_mul_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
 

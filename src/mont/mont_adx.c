@@ -69,10 +69,11 @@
  * (m0 + m1 B + m2 B^2 + m3 B^3) * p[0 .. cols) with M = t[0..4) q mod B^4,
  * which makes t[0..4) zero; the carry out of word cols+3 (0 or 1) is added
  * at the next block's word cols (this block's word cols+4, just above its
- * window), the last block's returned. cols >= 8. As soon as words 4..7 of a block are final
- * (after column 7) the next block's factors are computed, so that their
- * latency overlaps the remaining columns instead of stalling the next
- * block.
+ * window), the last block's returned. cols >= 8, blocks >= 1. As soon as
+ * words 4..7 of a block are final (after column 7) the next block's factors
+ * are computed, so that their latency overlaps the remaining columns
+ * instead of stalling the next block; the last block skips them (about 30
+ * TSC ticks, where a single block precedes the eight-row REDC).
  *
  * Registers: rdi t, rsi p, rcx loop count, rdx p_j (mulx source), r8..r11
  * m0..m3, rax/rbx product halves, r12..r15 the window, rbp zero. Stack: 0 q,
@@ -123,7 +124,10 @@ __asm__(MNS_ADX_COLUMN_MACRO MNS_ADX_FACTORS_MACRO
     "    MNS_ADX_COL %r13, %r14, %r15, %r12, 40\n"
     "    MNS_ADX_COL %r14, %r15, %r12, %r13, 48\n"
     "    MNS_ADX_COL %r15, %r12, %r13, %r14, 56\n"
-    /* the next factors from x = t[4..8): r8..r11 <- x q mod B^4 */
+    /* the next factors from x = t[4..8): r8..r11 <- x q mod B^4; not on
+     * the last block, which has no next (the count of blocks is public) */
+    "    cmpq $1, 96(%rsp)\n"
+    "    je 5f\n"
     "    mov %r8, 16(%rsp)\n"
     "    mov %r9, 24(%rsp)\n"
     "    mov %r10, 32(%rsp)\n"
@@ -146,6 +150,7 @@ __asm__(MNS_ADX_COLUMN_MACRO MNS_ADX_FACTORS_MACRO
     "    mov 56(%rsp), %r13\n"
     "    mov 64(%rsp), %r14\n"
     "    mov 72(%rsp), %r15\n"
+    "5:\n"
     /* the remaining columns enter the loop at position s, t and p moved
      * back s words and the window renamed to the registers of that
      * position, so that the loop ends after a whole iteration */
@@ -206,12 +211,14 @@ __asm__(MNS_ADX_COLUMN_MACRO MNS_ADX_FACTORS_MACRO
     "    mov %r15, 24(%rdi)\n"
     "    mov %rbx, 8(%rsp)\n"
     "    addq $32, 80(%rsp)\n"
+    "    decq 96(%rsp)\n"
+    "    jz 6f\n"
     "    mov 112(%rsp), %r8\n"
     "    mov 120(%rsp), %r9\n"
     "    mov 128(%rsp), %r10\n"
     "    mov 136(%rsp), %r11\n"
-    "    decq 96(%rsp)\n"
-    "    jnz 3b\n"
+    "    jmp 3b\n"
+    "6:\n"
     "    mov 8(%rsp), %rax\n" /* the last block's carry */
     "    add $152, %rsp\n"
     "    .cfi_adjust_cfa_offset -152\n"
@@ -235,33 +242,29 @@ uint64_t mns_mont_redc8_adx(uint64_t *t, const uint64_t *p, size_t cols, uint64_
 
 /* r <- t R^-1 mod p for t < p R in 2n words; t has 2n + 4 words (the top
  * four are overwritten) and d n words of scratch. The blocks run over cols =
- * max(8, n) columns of p (zero-padded to 8 words). Rows are added n mod 4 one
- * at a time (mpn_addmul_1), then four at a time, or from
- * MNS_MONT_ADX8_MIN_WORDS one block of four when n / 4 is odd and then
- * eight at a time; each block's carry goes into the next block's top words. As in GMP's mpn_redc_1 each head row's
+ * max(8, n) columns of p (zero-padded to 8 words). The rows are split as
+ * mns_mont_adx_row_blocks says: n mod 4 one at a time (mpn_addmul_1), then
+ * blocks of four, then of eight; each block's carry goes into the next
+ * block's top words (the four-row blocks' last carry lands on the first
+ * eight-row block's word cols). As in GMP's mpn_redc_1 each head row's
  * carry is kept in the word of t that its row made zero, and t[0 .. n),
  * zero apart from them, is added to the upper half in one pass, so no carry
  * ripples a data-dependent distance. */
 static void redc_adx(const mns_mont_ctx *c, uint64_t *r, uint64_t *t, uint64_t *d)
 {
-    const size_t n = c->n, cols = n < 8 ? 8 : n, head = n % 4;
+    const size_t n = c->n, cols = n < 8 ? 8 : n;
+    const mns_mont_adx_blocks bl = mns_mont_adx_row_blocks(n);
     const uint64_t *p = c->p;
     memset(t + 2 * n, 0, 4 * sizeof(uint64_t));
-    for (size_t i = 0; i < head; i++)
+    for (size_t i = 0; i < bl.head; i++)
         t[i] = mpn_addmul_1((mp_limb_t *)t + i, (const mp_limb_t *)p, (mp_size_t)n, t[i] * c->pinv);
     /* the last block's carry is the word at 2n (n >= 8), or zero above the
      * words that hold the result (n < 8, where t[2n] does) */
-    uint64_t hi;
-    if (n >= MNS_MONT_ADX8_MIN_WORDS) {
-        /* one block of four rows when n / 4 is odd, then blocks of eight;
-         * the four-row block's carry lands on the first eight-row block's
-         * word cols */
-        const size_t b4 = (n / 4) % 2;
-        hi = b4 ? mns_mont_redc4_adx(t + head, c->p_pad, cols, c->pinv4, 1) : 0;
-        hi = mns_mont_redc8_adx(t + head + 4 * b4, c->p, n, c->pinv, n / 8, hi);
-    } else {
-        hi = n >= 4 ? mns_mont_redc4_adx(t + head, c->p_pad, cols, c->pinv4, n / 4) : 0;
-    }
+    uint64_t hi = 0;
+    if (bl.fours)
+        hi = mns_mont_redc4_adx(t + bl.head, c->p_pad, cols, c->pinv4, bl.fours);
+    if (bl.eights)
+        hi = mns_mont_redc8_adx(t + bl.head + 4 * bl.fours, c->p, n, c->pinv, bl.eights, hi);
     /* r + hi B^n = t[n .. 2n] + t[0 .. n) < 2p; then p is subtracted when
      * that is >= p, by mask */
     hi += t[2 * n] + mpn_add_n((mp_limb_t *)r, (const mp_limb_t *)t + n, (const mp_limb_t *)t,

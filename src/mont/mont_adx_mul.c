@@ -430,14 +430,14 @@ void mns_mont_sqr4_adx(uint64_t *t, const uint64_t *a, size_t n);
 void mns_mont_sqr8_adx(uint64_t *t, const uint64_t *a, size_t n);
 void mns_mont_sqrdiag_adx(uint64_t *t, const uint64_t *a, size_t n);
 
-/* The h = n mod 4 first rows one at a time (GMP's mpn_mul_1 and
- * mpn_addmul_1, whose loops run over n only; the valgrind constant-time test
- * runs them at 22 words), then blocks of four, or from
- * MNS_MONT_ADX8_MIN_WORDS one block of four when n / 4 is odd and then
- * blocks of eight. */
+/* The rows as mns_mont_adx_row_blocks splits them: the h = n mod 4 first
+ * one at a time (GMP's mpn_mul_1 and mpn_addmul_1, whose loops run over n
+ * only; the valgrind constant-time test runs them at 22 words), then blocks
+ * of four, then of eight. */
 void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, size_t n)
 {
-    const size_t h = n % 4;
+    const mns_mont_adx_blocks bl = mns_mont_adx_row_blocks(n);
+    const size_t h = bl.head;
     /* row 0 writes t[0 .. n], or the first block reads t[0 .. n) */
     if (h)
         t[n] = mpn_mul_1((mp_limb_t *)t, (const mp_limb_t *)b, (mp_size_t)n, a[0]);
@@ -445,15 +445,10 @@ void mns_mont_mul_rows_adx(uint64_t *t, const uint64_t *a, const uint64_t *b, si
         memset(t, 0, n * sizeof(uint64_t));
     for (size_t i = 1; i < h; i++)
         t[i + n] = mpn_addmul_1((mp_limb_t *)t + i, (const mp_limb_t *)b, (mp_size_t)n, a[i]);
-    if (n >= MNS_MONT_ADX8_MIN_WORDS) {
-        /* one block of four rows when n / 4 is odd, then blocks of eight */
-        const size_t b4 = (n / 4) % 2;
-        if (b4)
-            mns_mont_addmul4_adx(t + h, b, n, a + h, 1);
-        mns_mont_addmul8_adx(t + h + 4 * b4, b, n, a + h + 4 * b4, n / 8);
-    } else if (n >= 4) {
-        mns_mont_addmul4_adx(t + h, b, n, a + h, n / 4);
-    }
+    if (bl.fours)
+        mns_mont_addmul4_adx(t + h, b, n, a + h, bl.fours);
+    if (bl.eights)
+        mns_mont_addmul8_adx(t + h + 4 * bl.fours, b, n, a + h + 4 * bl.fours, bl.eights);
 }
 
 void mns_mont_sqr_rows_adx(uint64_t *t, const uint64_t *a, size_t n)

@@ -282,12 +282,17 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
  *     against 5.5-7.2 M on another). Up to 16 words mont wins by 1.1x and
  *     more, and pmns-mp's set-up would only lengthen the key's creation.
  *     Channels only multiply, so it asks delta=0 as the table's choice does. */
+/* Words of a prime above which mont's channels get pmns-mp as alternative
+ * (the measured boundary above; it is also where mont's fixed-size mulx
+ * kernels end, MNS_MONT_MULX_MAX) */
+#define RSA_ALT_PMNS_ABOVE_WORDS 16
+
 static const char *alt_spec(const mns_rsa_channel *c)
 {
     if (!mns_cpu_has_ifma()) {
         if (!on_backend(c, "mont"))
             return "mont";
-        return c->pn > 16 ? "pmns-mp:delta=0" : NULL; /* delta=0: rsa.c's "auto" */
+        return c->pn > RSA_ALT_PMNS_ABOVE_WORDS ? "pmns-mp:delta=0" : NULL; /* delta=0: rsa.c's "auto" */
     }
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
