@@ -39,6 +39,7 @@
 #include <flint/nmod_poly.h>
 
 #include "core/error.h"
+#include "gen/flint_thread.h"
 
 /* Result of one n: the best (lambda, gamma, M) found and its N. */
 typedef struct nres {
@@ -1039,6 +1040,7 @@ static mns_status generate_auto(mns_pmns_params **out, const mpz_t p, const mns_
 mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *o)
 {
     double t0 = mns_gen_now();
+    mns_gen_flint_thread_enter(); /* FLINT's caches freed when this thread ends */
     if (mpz_cmp_ui(p, 3) < 0)
         return mns_error(MNS_EINVAL, "pmns_generate: p must be >= 3");
     if (mpz_even_p(p))

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/flint_thread.h"
+
 #include <flint/flint.h>
 #include <flint/fmpz.h>
 #include <flint/fmpz_mod.h>
@@ -80,6 +82,7 @@ int mns_trinomial_roots(mpz_t *roots, int max, int n, const mpz_t p)
 {
     if (n < 2 || max < 1)
         return 0;
+    mns_gen_flint_thread_enter(); /* FLINT's caches freed when this thread ends */
     size_t pb = mpz_sizeinbase(p, 2);
     ks K;
     K.n = n;
