@@ -17,6 +17,7 @@
 #include <flint/fmpz_mod_poly.h>
 #include <flint/fmpz_mod_poly_factor.h>
 
+#include "core/deadline.h"
 #include "gen/gen.h"
 #include "gen/tools/pi_prime.h"
 #include "gen_check.h"
@@ -473,6 +474,27 @@ static void test_progress(void)
     mns_status st = mns_pmns_generate_var(&P, p, &o);
     MT_CHECK(st == MNS_ERANGE && !P, "cancel from the callback: %s (%s)", mns_strerror(st), mns_last_error());
 
+    /* the calling thread's deadline (core/deadline.h): passed, the
+     * generator gives up before any work and says why; a distant one and
+     * none change nothing */
+    o.progress = NULL;
+    o.progress_arg = NULL;
+    mns_deadline_set_ms(1e-9);
+    for (volatile int spin = 0; spin < 1000; spin++)
+        ;
+    P = NULL;
+    st = mns_pmns_generate_var(&P, p, &o);
+    MT_CHECK(st == MNS_ERANGE && !P && strstr(mns_last_error(), "deadline"),
+             "passed deadline: %s (%s)", mns_strerror(st), mns_last_error());
+    mns_deadline_set_ms(1e7);
+    st = mns_pmns_generate_var(&P, p, &o);
+    MT_CHECK(st == MNS_OK, "distant deadline: %s", mns_last_error());
+    mns_pmns_params_free(P);
+    mns_deadline_set_ms(0);
+    P = NULL;
+    st = mns_pmns_generate_var(&P, p, &o);
+    MT_CHECK(st == MNS_OK, "deadline removed: %s", mns_last_error());
+    mns_pmns_params_free(P);
     mpz_clear(p);
 }
 

@@ -39,6 +39,7 @@
 #include <flint/nmod_poly.h>
 
 #include "core/error.h"
+#include "core/deadline.h"
 #include "gen/flint_thread.h"
 
 /* Result of one n: the best (lambda, gamma, M) found and its N. */
@@ -67,6 +68,7 @@ typedef struct genctx {
     int lll_runs;
     mns_chi_cache chi;
     int cancelled;
+    int deadline;  /* cancelled by the thread's deadline (core/deadline.h) */
     uint64_t rng;
     double t0;
     long lambda_after; /* binomial lambdas are tried from the one after this
@@ -80,7 +82,9 @@ static int progress(genctx *g, const char *stage, int n, double f)
 {
     if (g->cancelled)
         return 1;
-    if (g->o->progress && g->o->progress(g->o->progress_arg, stage, n, f))
+    if (mns_deadline_passed()) /* the calling thread's deadline (core/deadline.h) */
+        g->cancelled = g->deadline = 1;
+    else if (g->o->progress && g->o->progress(g->o->progress_arg, stage, n, f))
         g->cancelled = 1;
     return g->cancelled;
 }
@@ -1041,6 +1045,9 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
 {
     double t0 = mns_gen_now();
     mns_gen_flint_thread_enter(); /* FLINT's caches freed when this thread ends */
+    if (mns_deadline_passed()) /* as the progress checks below, before any work */
+        return mns_error(MNS_ERANGE,
+                         "pmns_generate: the thread's deadline passed (mns_deadline_set_ms)");
     if (mpz_cmp_ui(p, 3) < 0)
         return mns_error(MNS_EINVAL, "pmns_generate: p must be >= 3");
     if (mpz_even_p(p))
@@ -1259,7 +1266,9 @@ static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_p
     }
     mpz_clear(rho);
     if (g.cancelled) {
-        st = mns_error(MNS_ERANGE, "pmns_generate: cancelled by the progress callback");
+        st = mns_error(MNS_ERANGE, "pmns_generate: %s",
+                       g.deadline ? "the thread's deadline passed (mns_deadline_set_ms)"
+                                  : "cancelled by the progress callback");
     } else if (!best_n) {
         const char *why = last && g.res[last].state && g.res[last].why[0] ? g.res[last].why : "";
         if (o->n)

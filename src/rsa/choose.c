@@ -33,6 +33,9 @@
  *      summed, the table pair, the alternative's pair; the winner is installed.
  * On a CPU without IFMA, mont takes mont-ifma's place, and pmns-mp is the
  * alternative where the table itself gave mont above 16 words (alt_spec).
+ * A pair's two alternatives are made side by side on two threads where the
+ * process has two CPUs, and each gets RSA_ALT_BUDGET_MS of parameter
+ * generation (make_alts).
  * The choice optimises a call on fewer threads than channels (one thread:
  * the figures issue 8 asks for); a channel chosen for its pair also runs
  * alone when there are threads enough. */
@@ -297,23 +300,44 @@ static const char *alt_spec(const mns_rsa_channel *c)
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
 
-/* *r <- channel c's prime on its alternative backend (alt_spec), unless it has
- * none or it cannot be made: 0 then (*r zeroed). */
-static int make_alt(mns_rsa_channel *r, const mns_rsa_channel *c, const mpz_t d,
-                    const mpz_t *primes)
+/* The most an alternative's parameter generation may take: pmns-mp's
+ * generator usually needs 65-220 ms for an 1100-3400-bit prime on the Zen 3,
+ * but more than a second for about one prime in eight near 2048 bits
+ * (core/deadline.c); such a channel keeps the table's backend. */
+#define RSA_ALT_BUDGET_MS 400.0
+
+/* r[x] <- channel c[x]'s prime on its alternative backend (alt_spec), x < m
+ * (m <= 2), made side by side (mns_rsa_channels_make) within
+ * RSA_ALT_BUDGET_MS each; has[x] = 1 where it was, else 0 (no alternative,
+ * or it cannot be made in time: r[x] zeroed). */
+static void make_alts(mns_rsa_channel *r, int *has, const mns_rsa_channel *c, int m,
+                      const mpz_t d, const mpz_t *primes)
 {
-    memset(r, 0, sizeof *r);
-    const char *alt = alt_spec(c);
-    if (!alt)
-        return 0;
-    double t0 = mns_now_ms();
-    if (mns_rsa_channel_make(r, d, primes, c->pi, alt) != MNS_OK) {
-        mns_rsa_channel_clear(r);
-        mns_error_clear();
-        return 0;
+    mns_rsa_channel made[2];
+    mns_status st[2];
+    int pi[2], which[2], cnt = 0;
+    const char *spec[2];
+    for (int x = 0; x < m; x++) {
+        memset(&r[x], 0, sizeof r[x]);
+        has[x] = 0;
+        const char *alt = alt_spec(&c[x]);
+        if (alt) {
+            which[cnt] = x;
+            pi[cnt] = c[x].pi;
+            spec[cnt++] = alt;
+        }
     }
-    r->create_ms = mns_now_ms() - t0;
-    return 1;
+    memset(made, 0, sizeof made);
+    (void)mns_rsa_channels_make(made, st, cnt, pi, spec, d, primes, RSA_ALT_BUDGET_MS);
+    for (int j = 0; j < cnt; j++) {
+        if (st[j] == MNS_OK) {
+            r[which[j]] = made[j];
+            has[which[j]] = 1;
+        } else {
+            mns_rsa_channel_clear(&made[j]);
+        }
+    }
+    mns_error_clear();
 }
 
 /* Channels reordered so that those whose fields can pair (x2 kernels
@@ -357,7 +381,9 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
     ch->done = 1;
     ch->solo_t[0] = ch->solo_r[0] = ch->solo_t[1] = ch->solo_r[1] = -1;
     ch->pair_t = ch->pair_r = -1;
-    if (!make_alt(&r, &key->ch[i], d, primes)) {
+    int has;
+    make_alts(&r, &has, &key->ch[i], 1, d, primes);
+    if (!has) {
         snprintf(ch->pick, sizeof ch->pick, "table");
         return;
     }
@@ -401,8 +427,7 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
         if (!hasH[1])
             hasH[0] = remake_like(&H[0], &T[1], &T[0], d, primes);
     }
-    for (int x = 0; x < 2; x++)
-        hasR[x] = make_alt(&R[x], &T[x], d, primes);
+    make_alts(R, hasR, T, 2, d, primes);
     if (hasR[0] || hasR[1])
         backend_name(ch->alt, sizeof ch->alt, hasR[0] ? &R[0] : &R[1]);
     const mns_rsa_channel *pa = hasH[0] ? &H[0] : &T[0], *pb = hasH[1] ? &H[1] : &T[1];

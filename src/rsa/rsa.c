@@ -7,6 +7,7 @@
 #include <sys/random.h>
 
 #include "core/clock.h"
+#include "core/deadline.h"
 #include "core/error.h"
 #include "core/field_internal.h"
 #include "rsa/rsa_internal.h"
@@ -221,6 +222,53 @@ mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *
     return MNS_OK;
 }
 
+/* One channel of mns_rsa_channels_make per job; the message of a failure
+ * is copied out of the worker's thread-local error. */
+typedef struct channels_job {
+    mns_rsa_channel *ch;
+    mns_status *st;
+    const int *pi;
+    const char *const *spec;
+    mpz_srcptr d;
+    const mpz_t *primes;
+    double budget_ms;
+    char err[MNS_RSA_MAX_PRIMES][256];
+} channels_job;
+
+static void channel_make_job(void *arg, int i)
+{
+    channels_job *j = arg;
+    double t0 = mns_now_ms();
+    mns_deadline_set_ms(j->budget_ms); /* this thread's generation only */
+    j->st[i] = mns_rsa_channel_make(&j->ch[i], j->d, j->primes, j->pi[i], j->spec[i]);
+    mns_deadline_set_ms(0);
+    j->ch[i].create_ms = mns_now_ms() - t0;
+    if (j->st[i] != MNS_OK)
+        snprintf(j->err[i], sizeof j->err[i], "%s", mns_last_error());
+}
+
+mns_status mns_rsa_channels_make(mns_rsa_channel *ch, mns_status *st, int m, const int *pi,
+                                 const char *const *spec, const mpz_t d, const mpz_t *primes,
+                                 double budget_ms)
+{
+    if (m < 1)
+        return MNS_OK;
+    channels_job j = {ch, st, pi, spec, d, primes, budget_ms, {{0}}};
+    const int cpus = mns_rsa_cpus();
+    const int threads = m < cpus ? m : cpus;
+    /* spawned threads (the key's pool does not exist yet); where none can
+     * be started the caller makes every channel itself */
+    if (threads > 1)
+        mns_rsa_spawn_run(threads, channel_make_job, &j, m);
+    else
+        for (int i = 0; i < m; i++)
+            channel_make_job(&j, i);
+    for (int i = 0; i < m; i++)
+        if (st[i] != MNS_OK)
+            return mns_error(st[i], "%s", j.err[i]);
+    return MNS_OK;
+}
+
 /* Garner's constants of every channel i >= 1, in the channels' final order:
  * mprev = p_0 ... p_{i-1}, inv = mprev^-1 mod p_i. Variable time (key
  * creation). */
@@ -329,13 +377,22 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
     key->nbytes = (mpz_sizeinbase(n, 2) + 7) / 8;
     pthread_mutex_init(&key->slot_lock, NULL);
     key->xn = 1;
-    for (int i = 0; i < k && st == MNS_OK; i++) {
-        double tc = mns_now_ms();
-        st = mns_rsa_channel_make(&key->ch[i], d, primes, i, spec);
-        key->ch[i].create_ms = mns_now_ms() - tc;
-        if (st == MNS_OK && !auto_spec && (i & 1))
+    /* the channels side by side (mns_rsa_channels_make), then pairs of one
+     * shape for an explicit spec (channel i - 1 and i, i odd: what each
+     * remakes depends on both being made) */
+    {
+        int pi[MNS_RSA_MAX_PRIMES];
+        const char *specs[MNS_RSA_MAX_PRIMES];
+        mns_status cst[MNS_RSA_MAX_PRIMES];
+        for (int i = 0; i < k; i++) {
+            pi[i] = i;
+            specs[i] = spec;
+        }
+        st = mns_rsa_channels_make(key->ch, cst, k, pi, specs, d, primes, 0);
+        for (int i = 1; i < k && st == MNS_OK && !auto_spec; i += 2)
             mns_rsa_same_shape(key, i, d, primes);
-        key->xn += key->ch[i].pn;
+        for (int i = 0; i < k && st == MNS_OK; i++)
+            key->xn += key->ch[i].pn;
     }
     /* "auto": backends, order and pairs by timing every option (choose.c) */
     if (st == MNS_OK && auto_spec)
