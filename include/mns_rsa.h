@@ -11,9 +11,9 @@
  *   - 2 <= k <= 8 distinct odd primes (BPSW-probable primes) whose product is n;
  *   - e >= 3, 0 < d < n, e d = 1 mod lcm(p_i - 1).
  * A key is immutable after creation and may be used from several threads at
- * once; the only internal state that changes is its thread pool, which is
- * created on the first call with threads > 1 and is locked (a call that finds
- * it busy runs on threads of its own).
+ * once; the only internal state that changes is its thread pool (k - 1
+ * workers, created with the key), which is locked (a call that finds it
+ * busy runs on threads of its own).
  *
  * Constant time (see docs/rsa.md for exactly what is covered): the
  * reduction of `in` mod p_i, its entry into the field, the exponentiation
@@ -45,8 +45,9 @@ typedef struct mns_rsa mns_rsa;
 
 /* Creates a key from n, e, d and the k primes of n (any order; channel i is
  * primes[i]). spec is the mns_field spec of every channel (NULL = "auto").
- * The fields' parameters are generated here; their cost is in
- * mns_rsa_describe(). Errors: MNS_EINVAL (bad key or argument, with a
+ * The fields' parameters are generated here, the channels side by side on
+ * up to min(k, CPUs of the process) short-lived threads, joined before this
+ * returns; their cost is in mns_rsa_describe(). Errors: MNS_EINVAL (bad key or argument, with a
  * message), MNS_ENOMEM, and whatever mns_field_new returns for a channel
  * (MNS_EINVAL for an unknown spec, MNS_ENOTSUP if the backend cannot serve a
  * prime); MNS_ENOTSUP also if the system random source (getrandom, for the
