@@ -1,8 +1,11 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (mns_cpu_count) */
 #include "core/cpu.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned detect(void)
 {
@@ -111,4 +114,15 @@ const char *mns_cpu_features_string(void)
         }
     if (!buf[0]) strcpy(buf, "baseline");
     return buf;
+}
+
+int mns_cpu_count(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        const int c = CPU_COUNT(&set);
+        return c > 0 ? c : 1;
+    }
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
 }

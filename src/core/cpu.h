@@ -32,5 +32,8 @@ int mns_cpu_has_ifma(void);
 int mns_cpu_has_fma(void);
 /* "bmi2 adx avx512f avx512ifma ..." for reports. */
 const char *mns_cpu_features_string(void);
+/* CPUs this process may run on (its affinity mask; the online count where
+ * that cannot be read), at least 1. */
+int mns_cpu_count(void);
 
 #endif

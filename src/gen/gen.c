@@ -42,6 +42,9 @@
 #include "core/deadline.h"
 #include "gen/flint_thread.h"
 
+/* Why the generator gave up when the calling thread's deadline passed */
+#define DEADLINE_MSG "pmns_generate: the thread's deadline passed (mns_deadline_set_ms)"
+
 /* Result of one n: the best (lambda, gamma, M) found and its N. */
 typedef struct nres {
     int state;     /* 0 not tried, 1 tried, 2 lambda known but LLL skipped */
@@ -1046,8 +1049,7 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
     double t0 = mns_gen_now();
     mns_gen_flint_thread_enter(); /* FLINT's caches freed when this thread ends */
     if (mns_deadline_passed()) /* as the progress checks below, before any work */
-        return mns_error(MNS_ERANGE,
-                         "pmns_generate: the thread's deadline passed (mns_deadline_set_ms)");
+        return mns_error(MNS_ERANGE, DEADLINE_MSG);
     if (mpz_cmp_ui(p, 3) < 0)
         return mns_error(MNS_EINVAL, "pmns_generate: p must be >= 3");
     if (mpz_even_p(p))
@@ -1266,9 +1268,8 @@ static mns_status generate_one(mns_pmns_params **out, const mpz_t p, const mns_p
     }
     mpz_clear(rho);
     if (g.cancelled) {
-        st = mns_error(MNS_ERANGE, "pmns_generate: %s",
-                       g.deadline ? "the thread's deadline passed (mns_deadline_set_ms)"
-                                  : "cancelled by the progress callback");
+        st = g.deadline ? mns_error(MNS_ERANGE, DEADLINE_MSG)
+                        : mns_error(MNS_ERANGE, "pmns_generate: cancelled by the progress callback");
     } else if (!best_n) {
         const char *why = last && g.res[last].state && g.res[last].why[0] ? g.res[last].why : "";
         if (o->n)

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/cpu.h"
 #include "mpart/mpart.h"
 
 /* Model units: M(a, b) ~ a b^0.7 (a >= b) fits GMP's mpn_mul here from 1 to 6000
@@ -793,13 +793,11 @@ int mns_mpart_default_k(int T)
 
 int mns_mpart_default_threads(size_t bits)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus < 1)
-        cpus = 1;
+    int cpus = mns_cpu_count();
     if (cpus > 12)
         cpus = 12;
     /* below the measured crossover one thread is faster (docs/mpart.md) */
     if (bits < MNS_MPART_CROSSOVER_BITS)
         return 1;
-    return (int)cpus;
+    return cpus;
 }

@@ -262,6 +262,11 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
     return strncmp(da, name, l) == 0 && da[l] == ' ';
 }
 
+/* Words of a prime above which mont's channels get pmns-mp as alternative
+ * (the measured boundary in the comment of alt_spec below; it is also where
+ * mont's fixed-size mulx kernels end, MNS_MONT_MULX_MAX) */
+#define RSA_ALT_PMNS_ABOVE_WORDS 16
+
 /* The backend timed against channel c's (the table's), NULL if none:
  *   - mont-ifma where the CPU has IFMA (session 20, Xeon model 207, 2-prime
  *     keys, one thread, the same keys in one process, M ticks per
@@ -285,11 +290,6 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
  *     against 5.5-7.2 M on another). Up to 16 words mont wins by 1.1x and
  *     more, and pmns-mp's set-up would only lengthen the key's creation.
  *     Channels only multiply, so it asks delta=0 as the table's choice does. */
-/* Words of a prime above which mont's channels get pmns-mp as alternative
- * (the measured boundary above; it is also where mont's fixed-size mulx
- * kernels end, MNS_MONT_MULX_MAX) */
-#define RSA_ALT_PMNS_ABOVE_WORDS 16
-
 static const char *alt_spec(const mns_rsa_channel *c)
 {
     if (!mns_cpu_has_ifma()) {

@@ -28,12 +28,9 @@
  * announces itself (sleeping / waiting) then re-checks the condition under
  * `m`; the waker publishes the condition then checks for a sleeper and
  * signals under `m`, so no wake-up is lost. */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (mns_rsa_cpus) */
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/error.h"
@@ -256,15 +253,4 @@ mns_status mns_rsa_spawn_run(int threads, mns_rsa_job job, void *arg, int jobs)
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     return MNS_OK;
-}
-
-int mns_rsa_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        const int c = CPU_COUNT(&set);
-        return c > 0 ? c : 1;
-    }
-    const long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c > 0 ? (int)c : 1;
 }

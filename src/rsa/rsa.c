@@ -7,6 +7,7 @@
 #include <sys/random.h>
 
 #include "core/clock.h"
+#include "core/cpu.h"
 #include "core/deadline.h"
 #include "core/error.h"
 #include "core/field_internal.h"
@@ -254,7 +255,7 @@ mns_status mns_rsa_channels_make(mns_rsa_channel *ch, mns_status *st, int m, con
     if (m < 1)
         return MNS_OK;
     channels_job j = {ch, st, pi, spec, d, primes, budget_ms, {{0}}};
-    const int cpus = mns_rsa_cpus();
+    const int cpus = mns_cpu_count();
     const int threads = m < cpus ? m : cpus;
     /* spawned threads (the key's pool does not exist yet); where none can
      * be started the caller makes every channel itself */

@@ -210,7 +210,7 @@ mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, in
 mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi,
                                 const char *spec);
 /* Makes ch[i] for prime number pi[i] with spec[i], i < m, on up to
- * min(m, mns_rsa_cpus()) threads at once (the PMNS generator takes 65-220 ms
+ * min(m, mns_cpu_count()) threads at once (the PMNS generator takes 65-220 ms
  * per 1100-3400-bit prime on the Zen 3, and the primes do not depend on each
  * other); each ch[i].create_ms is its own time. With budget_ms > 0 a
  * channel whose parameter generation runs longer fails (core/deadline.h).
@@ -314,8 +314,6 @@ void mns_rsa_pool_free(mns_rsa_pool *pool);
 mns_status mns_rsa_pool_run(mns_rsa_pool *pool, int threads, mns_rsa_job job, void *arg,
                             int jobs);
 mns_status mns_rsa_spawn_run(int threads, mns_rsa_job job, void *arg, int jobs);
-/* CPUs this process may run on (its affinity mask), at least 1. */
-int mns_rsa_cpus(void);
 
 /* --- rsa.c: the private operation on words, for pkcs1.c --- */
 
