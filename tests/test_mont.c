@@ -181,7 +181,13 @@ int main(void)
         MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont: %s", mns_last_error());
         const int native = mns_cpu_features() != 0;
         const int fx_adx = native && (mns_cpu_features() & adx) == adx &&
-                           w >= MNS_MONT_MULX_MIN && w <= MNS_MONT_MULX_MAX;
+                           w >= MNS_MONT_MULX_MIN && w <= MNS_MONT_MULX_MAX &&
+                           w < MNS_MONT_ADX_MIN_WORDS;
+        /* from MNS_MONT_ADX_MIN_WORDS (16) the adx kernel, although the
+         * fixed-size pair exists there (mont.h: instruction cache) */
+        MT_CHECK((strstr(mns_field_describe(f), "kernel=adx ") != NULL) ==
+                     (native && (mns_cpu_features() & adx) == adx && w >= MNS_MONT_ADX_MIN_WORDS),
+                 "mont default at %zu words: %s", w, mns_field_describe(f));
         const int fixed = strstr(mns_field_describe(f), "kernel=fixed ") != NULL;
         MT_CHECK(fixed == (w <= 9 && native && !fx_adx), "mont default at %zu words: %s", w,
                  mns_field_describe(f));

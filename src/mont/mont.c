@@ -241,17 +241,20 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
      * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
      * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
      * was already slower (432 vs 420: the sum no longer fits the registers).
-     * From 2 to MNS_MONT_MULX_MAX words on CPUs with BMI2 and ADX, the fixed-size mulx
-     * kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
+     * From 2 words to below MNS_MONT_ADX_MIN_WORDS on CPUs with BMI2 and
+     * ADX, the fixed-size mulx kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
      * session 23), ticks per product / squaring 49/62 against fixed's 74/86
      * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,
      * 196/172 vs 343/294 at 576 (at 128 bits a tie); products of 269 /
      * 318 / 343 ticks at 640 / 704 / 768 bits (mns-tune), where the mpn
-     * kernel took about 1.7x that. One word keeps the fixed kernel. */
+     * kernel took about 1.7x that. One word keeps the fixed kernel. At 16
+     * words the adx kernel again (mont.h, MNS_MONT_ADX_MIN_WORDS: the fixed
+     * pair no longer fits the instruction cache together). */
     c->mpn_scratch = mns_mont_mpn_scratch(c->n);
     const char *kernel = want                                         ? want
                          : mns_cpu_features() == 0                    ? "generic"
-                         : (mns_cpu_features() & adx) == adx && mx_size ? "fixed-adx"
+                         : (mns_cpu_features() & adx) == adx && mx_size &&
+                                   c->n < MNS_MONT_ADX_MIN_WORDS ? "fixed-adx"
                          : c->n <= MNS_MONT_FIXED_MAX                 ? "fixed"
                          : (mns_cpu_features() & adx) == adx &&
                                    c->n >= MNS_MONT_ADX_MIN_WORDS ? "adx"

@@ -76,10 +76,27 @@ size_t mns_mont_mpn_scratch(size_t n);
 
 /* Kernels with mulx/adcx/adox products and REDC four rows at a time
  * (mont_adx_mul.c, mont_adx.c; Karatsuba above the thresholds below); only
- * on CPUs with BMI2 and ADX, the default above the fixed-size mulx kernels
- * (MNS_MONT_MULX_MAX words). Scratch mns_mont_mpn_scratch(n) words as well. */
+ * on CPUs with BMI2 and ADX, the default from MNS_MONT_ADX_MIN_WORDS words
+ * (the fixed-size mulx kernels below it). Scratch mns_mont_mpn_scratch(n)
+ * words as well.
+ *
+ * Why from 16 words and not above MNS_MONT_MULX_MAX: the fixed 16-word
+ * pair is 30.7 KB of straight-line code (mulx 16.5 KB, sqrx 14.2 KB), about
+ * the 32 KB of the instruction cache. Each alone runs from the cache, so
+ * chains of one kind are fast (Zen 5, EPYC family 26, 32 KB L1i, session
+ * 30; TSC ticks, one process: squaring 355-
+ * 362, product 416-425, against the adx kernel's 381-393 and 443-455); but
+ * an exponentiation alternates them, and there four squarings and a product
+ * took 560-574k ticks per 256 windows where the same calls in chains of one
+ * kind predict 479k, and the 1024-bit exponentiation 587-602k ticks against
+ * the adx kernel's 528-538k (OpenSSL 3.0's 522-537k in the same runs). At
+ * 15 words (26.5 KB) the alternation costs nothing measurable (395k against
+ * 395k predicted) and the fixed pair stays 1.22x faster in the
+ * exponentiation. The Zen 3 of sessions 22-29 also has 32 KB of L1i, and
+ * there too the 1024-bit exponentiation took 1.03-1.13x its squarings and
+ * products called in chains; the switch was not measured on it. */
 #ifndef MNS_MONT_ADX_MIN_WORDS
-#define MNS_MONT_ADX_MIN_WORDS 17
+#define MNS_MONT_ADX_MIN_WORDS 16
 #endif
 /* From this many words the adx kernel adds eight rows at a time, in its
  * products (mont_adx_mul.c) and its REDC (mont_adx_redc8.c, which needs at

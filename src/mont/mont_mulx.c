@@ -1,6 +1,7 @@
 /* Montgomery products for a fixed word count with mulx/adcx/adox (`mont`
- * kernel=fixed-adx, the default from 2 to MNS_MONT_MULX_MAX words on CPUs
- * with BMI2 and ADX).
+ * kernel=fixed-adx, from 2 to MNS_MONT_MULX_MAX words; the default on CPUs
+ * with BMI2 and ADX below MNS_MONT_ADX_MIN_WORDS, see mont.h for why not at
+ * 16 words).
  *
  * Why: the portable fixed-size kernels (mont_fixed.c) spend about 1550
  * instructions on an 8-word product, most of them GCC's carry handling of

@@ -263,8 +263,7 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
 }
 
 /* Words of a prime above which mont's channels get pmns-mp as alternative
- * (the measured boundary in the comment of alt_spec below; it is also where
- * mont's fixed-size mulx kernels end, MNS_MONT_MULX_MAX) */
+ * (the measured boundary in the comment of alt_spec below) */
 #define RSA_ALT_PMNS_ABOVE_WORDS 16
 
 /* The backend timed against channel c's (the table's), NULL if none:
