@@ -68,16 +68,16 @@ check-tune: build
 
 # Regenerates the shipped tuning tables on this machine (tune/*.txt; the
 # library embeds them at the next build). Needs a quiet machine.
-# One table per kernel class (src/core/tune.c): tune/ifma.txt natively where
-# the CPU has AVX-512 IFMA, tune/adx.txt natively where it has mulx/adx but no
-# IFMA, tune/generic.txt under MNS_CPU=generic.
+# One table per kernel class (src/core/tune.c, `mns-tune --class`): natively
+# tune/ifma-zen5.txt on AMD Zen 5 with AVX-512 IFMA, tune/ifma.txt on other
+# CPUs with IFMA, tune/adx.txt where the CPU has mulx/adx but no IFMA; and
+# tune/generic.txt under MNS_CPU=generic.
 tune: build
-	@if grep -q avx512ifma /proc/cpuinfo; then \
-	  $(BUILD)/bench/mns-tune --pm --out tune/ifma.txt --csv tune/ifma.csv > tune/ifma.summary && \
-	  $(PYTHON) tune/plot.py tune/ifma.csv docs/auto.png; \
-	elif grep -q " adx" /proc/cpuinfo; then \
-	  $(BUILD)/bench/mns-tune --pm --out tune/adx.txt --csv tune/adx.csv > tune/adx.summary && \
-	  $(PYTHON) tune/plot.py tune/adx.csv docs/auto-adx.png; \
+	@cls=$$($(BUILD)/bench/mns-tune --class); \
+	if [ "$$cls" != generic ]; then \
+	  png=docs/auto-$$cls.png; [ "$$cls" = ifma ] && png=docs/auto.png; \
+	  $(BUILD)/bench/mns-tune --pm --out tune/$$cls.txt --csv tune/$$cls.csv > tune/$$cls.summary && \
+	  $(PYTHON) tune/plot.py tune/$$cls.csv $$png; \
 	fi
 	MNS_CPU=generic $(BUILD)/bench/mns-tune --pm --out tune/generic.txt --csv tune/generic.csv > tune/generic.summary
 	$(PYTHON) tune/plot.py tune/generic.csv docs/auto-generic.png

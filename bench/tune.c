@@ -565,10 +565,7 @@ static int write_table(const cfg *c)
     fprintf(out, "# regenerate: %s\n", c->argv_line);
     fprintf(out, "mns-tune-table 1\n");
     const char *cpu = getenv("MNS_CPU");
-    int generic = cpu && strcmp(cpu, "generic") == 0;
-    __builtin_cpu_init();
-    fprintf(out, "name %s\n", generic ? "generic"
-                              : __builtin_cpu_supports("avx512ifma") ? "ifma" : "native");
+    fprintf(out, "name %s\n", mns_tune_cpu_class());
     if (c->from_csv)
         fprintf(out, "note rows from the figures in %s (an earlier run's --csv), written %s\n",
                 c->from_csv, date);
@@ -733,6 +730,7 @@ static void usage(FILE *out)
             "                [--backends SPEC;SPEC...] [--rounds R] [--budget S] [--max-setup S]\n"
             "                [--out TABLE] [--csv FILE] [--check [--tolerance F]] [--prune F]\n"
             "                [--seed N] [--from-csv FILE] [--note TEXT] [-v]\n"
+            "       mns-tune --class\n"
             "Measures every backend (and its main options) per size for modmul (mul) and\n"
             "modexp (exp), prints the winners beside GMP and OpenSSL, and with --out writes\n"
             "the tuning table of \"auto\" (include/mns_tune.h, docs/auto.md). --check adds\n"
@@ -742,7 +740,8 @@ static void usage(FILE *out)
             "--quick: fewer sizes and rounds. --prune F (default 2): an mns backend F times\n"
             "slower than the fastest at warm-up keeps its warm-up figure and skips the rounds.\n"
             "--from-csv FILE: write the table (--out) from an earlier run's --csv, no timing;\n"
-            "--note TEXT: a note line for the table (up to 4).\n");
+            "--note TEXT: a note line for the table (up to 4).\n"
+            "--class: print this CPU's class (tune/<class>.txt is its shipped table) and exit.\n");
 }
 
 static int parse_sizes(cfg *c, const char *s)
@@ -812,6 +811,7 @@ int main(int argc, char **argv)
         {"pm", no_argument, 0, 'p'},        {"pm-only", no_argument, 0, 'P'},
         {"prune", required_argument, 0, 'x'}, {"from-csv", required_argument, 0, 'F'},
         {"note", required_argument, 0, 'N'}, {"verbose", no_argument, 0, 'v'},   {"help", no_argument, 0, 'h'},
+        {"class", no_argument, 0, 'K'},
         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -857,6 +857,7 @@ int main(int argc, char **argv)
         case 'x': c.prune = strtod(optarg, NULL); break;
         case 'v': c.verbose = 1; break;
         case 'h': usage(stdout); return 0;
+        case 'K': puts(mns_tune_cpu_class()); return 0;
         default: usage(stderr); return 2;
         }
     }

@@ -11,7 +11,8 @@
  * which line and which margin.
  *
  * The current table is, by default, the one shipped for this CPU class
- * (tune/ifma.txt on x86-64 with AVX-512 IFMA, tune/adx.txt on one with
+ * (tune/ifma-zen5.txt on AMD Zen 5 and later AMD families with AVX-512 IFMA,
+ * tune/ifma.txt on other x86-64 CPUs with it, tune/adx.txt on one with
  * mulx/adx only, tune/generic.txt otherwise or under MNS_CPU=generic),
  * compiled into the library. MNS_TUNE_FILE=path in the
  * environment replaces it at first use; the calls below replace it at any
@@ -53,9 +54,12 @@ MNS_API mns_status mns_tune_check_text(const char *text);
 /* Which table "auto" uses now, e.g. "shipped ifma (x86-64 with AVX-512
  * IFMA)" or "file /path/t.txt"; MNS_TUNE_FILE is read here if not yet. */
 MNS_API const char *mns_tune_current(void);
-/* The shipped table text for this CPU class ("ifma", "adx" or "generic"),
- * NULL for other names. */
+/* The shipped table text for a CPU class ("ifma-zen5", "ifma", "adx" or
+ * "generic"), NULL for other names. */
 MNS_API const char *mns_tune_shipped(const char *cpu_class);
+/* This process's CPU class, whose table is shipped (MNS_CPU counts: "generic"
+ * under MNS_CPU=generic); what `mns-tune` names the table it measures. */
+MNS_API const char *mns_tune_cpu_class(void);
 /* The name of backend i of the library's table (i = 0, 1, ...; NULL past
  * the end): what mns-tune enumerates, so a new backend is measured as soon
  * as it is listed in src/field.c. */

@@ -280,8 +280,10 @@ static void test_file(void)
 static void test_shipped(void)
 {
     const char *ifma = mns_tune_shipped("ifma"), *gen = mns_tune_shipped("generic"),
-               *adx = mns_tune_shipped("adx");
+               *adx = mns_tune_shipped("adx"), *zen5 = mns_tune_shipped("ifma-zen5");
     MT_CHECK(ifma && mns_tune_check_text(ifma) == MNS_OK, "shipped ifma: %s", mns_last_error());
+    MT_CHECK(zen5 && mns_tune_check_text(zen5) == MNS_OK, "shipped ifma-zen5: %s", mns_last_error());
+    MT_CHECK(zen5 && strstr(zen5, "\nname ifma-zen5\n") != NULL, "ifma-zen5 is named so");
     MT_CHECK(gen && mns_tune_check_text(gen) == MNS_OK, "shipped generic: %s", mns_last_error());
     MT_CHECK(adx && mns_tune_check_text(adx) == MNS_OK, "shipped adx: %s", mns_last_error());
     MT_CHECK(mns_tune_shipped("arm") == NULL, "unknown class");
@@ -292,6 +294,13 @@ static void test_shipped(void)
     MT_CHECK(strstr(cur, "shipped ") != NULL, "current: %s", cur);
     if (generic)
         MT_CHECK(strstr(cur, "shipped generic") != NULL, "MNS_CPU=generic: %s", cur);
+    /* the class names the table in use and picks its text */
+    const char *cls = mns_tune_cpu_class();
+    char want[64];
+    snprintf(want, sizeof want, "shipped %s (", cls);
+    MT_CHECK(strncmp(cur, want, strlen(want)) == 0, "class %s, current %s", cls, cur);
+    MT_CHECK(mns_tune_shipped(cls) != NULL, "class %s has a table", cls);
+    MT_CHECK(!generic || strcmp(cls, "generic") == 0, "MNS_CPU=generic: class %s", cls);
     /* auto with the shipped table serves the sizes of the tables, right */
     static const size_t sizes[] = {3, 64, 255, 256, 521, 1024, 1100};
     mpz_t p;

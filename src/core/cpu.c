@@ -95,6 +95,30 @@ int mns_cpu_has_fma(void)
     return (mns_cpu_features() & need) == need;
 }
 
+static unsigned detect_amd_family(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b, c = 0, d;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    /* "AuthenticAMD" in EBX, EDX, ECX */
+    if (b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u || a < 1)
+        return 0;
+    a = 1;
+    c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    const unsigned base = (a >> 8) & 0xf, ext = (a >> 20) & 0xff;
+    return base == 0xf ? base + ext : base;
+#else
+    return 0;
+#endif
+}
+
+int mns_cpu_amd_family(void)
+{
+    static _Atomic unsigned family;
+    return (int)once(&family, detect_amd_family);
+}
+
 const char *mns_cpu_features_string(void)
 {
     static const struct { unsigned bit; const char *name; } names[] = {

@@ -30,6 +30,11 @@ unsigned mns_cpu_features_raw(void);
 int mns_cpu_has_ifma(void);
 /* 1 if AVX2 and FMA are usable (the FMA kernel of pmns-mp, src/pmns/mp_fma.c). */
 int mns_cpu_has_fma(void);
+/* The CPU family of an AMD CPU (CPUID leaf 1, base plus extended family:
+ * 25 Zen 3 and Zen 4, 26 Zen 5), 0 for other vendors and non-x86 builds;
+ * regardless of MNS_CPU. The tuning tables are per kernel class, and one
+ * class's best backend differs between vendors (src/core/tune.c). */
+int mns_cpu_amd_family(void);
 /* "bmi2 adx avx512f avx512ifma ..." for reports. */
 const char *mns_cpu_features_string(void);
 /* CPUs this process may run on (its affinity mask; the online count where

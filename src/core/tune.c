@@ -220,23 +220,43 @@ static void install(tune_table *t)
     env_error[0] = '\0';
 }
 
+/* The shipped tables, one per kernel class. Four classes, four rankings:
+ *   - without IFMA the native mont runs mulx/adx kernels and beats pmns-mp
+ *     up to about 2048 bits on a Zen 3 (tune/adx.txt);
+ *   - under MNS_CPU=generic mont is portable C, 2-3x slower there, and
+ *     pmns-mp wins from 329 bits (tune/generic.txt);
+ *   - with IFMA the winners depend on the core: on the Xeons of sessions
+ *     4-20 rns-ifma took modexp at 3072-4096 bits (tune/ifma.txt), while on
+ *     AMD's Zen 5 (family 26) mont-ifma took 6.70 M ticks at 4096 bits
+ *     against rns-ifma's 8.90 M (session 30, make bench), and auto from the
+ *     Xeon's table was 1.36x slower than mont-ifma there
+ *     (tune/ifma-zen5.txt, measured on Zen 5; later AMD families take it
+ *     too, Zen 4 the Xeon's). */
+static const struct {
+    const char *name, *what;
+    const char *table;
+} classes[] = {
+    {"ifma-zen5", "AMD Zen 5 with AVX-512 IFMA", mns_tune_table_ifma_zen5},
+    {"ifma", "x86-64 with AVX-512 IFMA", mns_tune_table_ifma},
+    {"adx", "x86-64 with mulx/adx, no IFMA", mns_tune_table_adx},
+    {"generic", "portable kernels", mns_tune_table_generic},
+};
+
+/* This process's class: an index into classes[] */
+static size_t cpu_class(void)
+{
+    const unsigned adx_bits = MNS_CPU_BMI2 | MNS_CPU_ADX;
+    if (mns_cpu_has_ifma())
+        return mns_cpu_amd_family() >= 26 ? 0 : 1;
+    return (mns_cpu_features() & adx_bits) == adx_bits ? 2 : 3;
+}
+
 static mns_status shipped(tune_table **out)
 {
-    /* three kernel classes, three rankings: without IFMA the native mont
-     * runs GMP's mpn (mulx/adx) and beats pmns-mp up to about 2048 bits on a
-     * Zen 3, while under MNS_CPU=generic mont is portable C, 2-3x slower
-     * there, and pmns-mp wins from 329 bits (tune/adx.txt, tune/generic.txt) */
-    const unsigned adx_bits = MNS_CPU_BMI2 | MNS_CPU_ADX;
-    int ifma = mns_cpu_has_ifma(), adx = !ifma && (mns_cpu_features() & adx_bits) == adx_bits;
+    const size_t c = cpu_class();
     char origin[MNS_TUNE_ORIGIN_MAX];
-    snprintf(origin, sizeof origin, "shipped %s (%s)", ifma ? "ifma" : adx ? "adx" : "generic",
-             ifma  ? "x86-64 with AVX-512 IFMA"
-             : adx ? "x86-64 with mulx/adx, no IFMA"
-                   : "portable kernels");
-    return parse(ifma  ? mns_tune_table_ifma
-                 : adx ? mns_tune_table_adx
-                       : mns_tune_table_generic,
-                 origin, out);
+    snprintf(origin, sizeof origin, "shipped %s (%s)", classes[c].name, classes[c].what);
+    return parse(classes[c].table, origin, out);
 }
 
 static mns_status read_file(const char *path, char **text)
@@ -360,14 +380,13 @@ const char *mns_tune_current(void)
 
 const char *mns_tune_shipped(const char *cpu_class)
 {
-    if (cpu_class && strcmp(cpu_class, "ifma") == 0)
-        return mns_tune_table_ifma;
-    if (cpu_class && strcmp(cpu_class, "generic") == 0)
-        return mns_tune_table_generic;
-    if (cpu_class && strcmp(cpu_class, "adx") == 0)
-        return mns_tune_table_adx;
+    for (size_t i = 0; cpu_class && i < sizeof classes / sizeof classes[0]; i++)
+        if (strcmp(cpu_class, classes[i].name) == 0)
+            return classes[i].table;
     return NULL;
 }
+
+const char *mns_tune_cpu_class(void) { return classes[cpu_class()].name; }
 
 /* ---- lookup ------------------------------------------------------------ */
 

@@ -48,5 +48,6 @@ mns_status mns_tune_op_parse(const char *s, mns_tune_op *op);
 extern const char mns_tune_table_ifma[];
 extern const char mns_tune_table_generic[];
 extern const char mns_tune_table_adx[];
+extern const char mns_tune_table_ifma_zen5[];
 
 #endif
