@@ -7,6 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+/* CPUID leaf `leaf`, subleaf 0: r = {eax, ebx, ecx, edx} */
+static void cpuid(unsigned leaf, unsigned r[4])
+{
+    unsigned a = leaf, b, c = 0, d;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    r[0] = a, r[1] = b, r[2] = c, r[3] = d;
+}
+#endif
+
 static unsigned detect(void)
 {
     unsigned f = 0;
@@ -16,9 +26,9 @@ static unsigned detect(void)
     /* gcc 12 has no "adx" name for __builtin_cpu_supports: read CPUID leaf 7
      * EBX bit 19 directly. */
     {
-        unsigned a = 7, b, c = 0, d;
-        __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-        if (b & (1u << 19)) f |= MNS_CPU_ADX;
+        unsigned r[4];
+        cpuid(7, r);
+        if (r[1] & (1u << 19)) f |= MNS_CPU_ADX;
     }
     if (__builtin_cpu_supports("avx2")) f |= MNS_CPU_AVX2;
     if (__builtin_cpu_supports("fma")) f |= MNS_CPU_FMA;
@@ -98,15 +108,13 @@ int mns_cpu_has_fma(void)
 static unsigned detect_amd_family(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned a = 0, b, c = 0, d;
-    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    unsigned r[4];
+    cpuid(0, r);
     /* "AuthenticAMD" in EBX, EDX, ECX */
-    if (b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u || a < 1)
+    if (r[1] != 0x68747541u || r[3] != 0x69746e65u || r[2] != 0x444d4163u || r[0] < 1)
         return 0;
-    a = 1;
-    c = 0;
-    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-    const unsigned base = (a >> 8) & 0xf, ext = (a >> 20) & 0xff;
+    cpuid(1, r);
+    const unsigned base = (r[0] >> 8) & 0xf, ext = (r[0] >> 20) & 0xff;
     return base == 0xf ? base + ext : base;
 #else
     return 0;

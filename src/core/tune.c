@@ -232,28 +232,29 @@ static void install(tune_table *t)
  *     Xeon's table was 1.36x slower than mont-ifma there
  *     (tune/ifma-zen5.txt, measured on Zen 5; later AMD families take it
  *     too, Zen 4 the Xeon's). */
+enum { CLASS_IFMA_ZEN5, CLASS_IFMA, CLASS_ADX, CLASS_GENERIC, CLASSES };
 static const struct {
     const char *name, *what;
     const char *table;
-} classes[] = {
-    {"ifma-zen5", "AMD Zen 5 with AVX-512 IFMA", mns_tune_table_ifma_zen5},
-    {"ifma", "x86-64 with AVX-512 IFMA", mns_tune_table_ifma},
-    {"adx", "x86-64 with mulx/adx, no IFMA", mns_tune_table_adx},
-    {"generic", "portable kernels", mns_tune_table_generic},
+} classes[CLASSES] = {
+    [CLASS_IFMA_ZEN5] = {"ifma-zen5", "AMD Zen 5 with AVX-512 IFMA", mns_tune_table_ifma_zen5},
+    [CLASS_IFMA] = {"ifma", "x86-64 with AVX-512 IFMA", mns_tune_table_ifma},
+    [CLASS_ADX] = {"adx", "x86-64 with mulx/adx, no IFMA", mns_tune_table_adx},
+    [CLASS_GENERIC] = {"generic", "portable kernels", mns_tune_table_generic},
 };
 
-/* This process's class: an index into classes[] */
-static size_t cpu_class(void)
+/* This process's class (MNS_CPU narrows the features it is read from) */
+static int cpu_class(void)
 {
     const unsigned adx_bits = MNS_CPU_BMI2 | MNS_CPU_ADX;
     if (mns_cpu_has_ifma())
-        return mns_cpu_amd_family() >= 26 ? 0 : 1;
-    return (mns_cpu_features() & adx_bits) == adx_bits ? 2 : 3;
+        return mns_cpu_amd_family() >= 26 ? CLASS_IFMA_ZEN5 : CLASS_IFMA;
+    return (mns_cpu_features() & adx_bits) == adx_bits ? CLASS_ADX : CLASS_GENERIC;
 }
 
 static mns_status shipped(tune_table **out)
 {
-    const size_t c = cpu_class();
+    const int c = cpu_class();
     char origin[MNS_TUNE_ORIGIN_MAX];
     snprintf(origin, sizeof origin, "shipped %s (%s)", classes[c].name, classes[c].what);
     return parse(classes[c].table, origin, out);
@@ -380,7 +381,7 @@ const char *mns_tune_current(void)
 
 const char *mns_tune_shipped(const char *cpu_class)
 {
-    for (size_t i = 0; cpu_class && i < sizeof classes / sizeof classes[0]; i++)
+    for (int i = 0; cpu_class && i < CLASSES; i++)
         if (strcmp(cpu_class, classes[i].name) == 0)
             return classes[i].table;
     return NULL;

@@ -84,8 +84,8 @@ size_t mns_mont_mpn_scratch(size_t n);
  * pair is 30.7 KB of straight-line code (mulx 16.5 KB, sqrx 14.2 KB), about
  * the 32 KB of the instruction cache. Each alone runs from the cache, so
  * chains of one kind are fast (Zen 5, EPYC family 26, 32 KB L1i, session
- * 30; TSC ticks, one process: squaring 355-
- * 362, product 416-425, against the adx kernel's 381-393 and 443-455); but
+ * 30; TSC ticks, one process: squaring 355-362, product 416-425, against
+ * the adx kernel's 381-393 and 443-455); but
  * an exponentiation alternates them, and there four squarings and a product
  * took 560-574k ticks per 256 windows where the same calls in chains of one
  * kind predict 479k, and the 1024-bit exponentiation 587-602k ticks against
