@@ -68,7 +68,7 @@ check-tune: build
 
 # Regenerates the shipped tuning tables on this machine (tune/*.txt; the
 # library embeds them at the next build). Needs a quiet machine.
-# One table per kernel class (src/core/tune.c, `mns-tune --class`): natively
+# One table per kernel class (src/field/tune.c, `mns-tune --class`): natively
 # tune/ifma-zen5.txt on AMD Zen 5 with AVX-512 IFMA, tune/ifma.txt on other
 # CPUs with IFMA, tune/adx.txt where the CPU has mulx/adx but no IFMA; and
 # tune/generic.txt under MNS_CPU=generic.

@@ -25,7 +25,7 @@ static const struct {
 } default_windows[] = {
     {"pmns", 0, 2048},         {"pmns-ifma", 0, 2048},     {"pmns-mp", 1024, 8192},
     {"pmns-mp-ifma", 1024, 8192}, {"mpart", 4096, ~0u},   {"bipartite", 4096, ~0u},
-    {"mont-ifma", 0, 4158}, /* its limit: 80 digits of 52 bits (src/mont/amm52.h) */
+    {"mont-ifma", 0, 4158}, /* its limit: 80 digits of 52 bits (src/mont52/amm52.h) */
 };
 
 int mb_default_window(const char *name, unsigned bits)

@@ -62,7 +62,7 @@ MNS_API const char *mns_tune_shipped(const char *cpu_class);
 MNS_API const char *mns_tune_cpu_class(void);
 /* The name of backend i of the library's table (i = 0, 1, ...; NULL past
  * the end): what mns-tune enumerates, so a new backend is measured as soon
- * as it is listed in src/field.c. */
+ * as it is listed in src/field/field.c. */
 MNS_API const char *mns_backend_name(size_t i);
 
 #ifdef __cplusplus

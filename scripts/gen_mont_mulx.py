@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/mont/mont_mulx_asm.inc: the fixed-size mulx/adcx/adox
+"""Writes src/generated/mont_mulx_asm.inc: the fixed-size mulx/adcx/adox
 Montgomery products and squarings of `mont`
 kernel=fixed-adx, one per word count 2..MAX_WORDS (see src/mont/mont_mulx.c
 for why and for the contract).
@@ -837,7 +837,7 @@ def text():
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(root, "src", "mont", "mont_mulx_asm.inc")
+    path = os.path.join(root, "src", "generated", "mont_mulx_asm.inc")
     new = text()
     if len(sys.argv) > 1 and sys.argv[1] == "--check":
         with open(path) as f:

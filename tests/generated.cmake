@@ -1,5 +1,5 @@
 # Sources written by scripts: the committed text must be what its script
-# writes today (src/mont/mont_mulx_asm.inc from scripts/gen_mont_mulx.py).
+# writes today (src/generated/mont_mulx_asm.inc from scripts/gen_mont_mulx.py).
 find_program(MNS_PYTHON3 python3)
 if(MNS_PYTHON3)
   add_test(NAME generated-mont-mulx

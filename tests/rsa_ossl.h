@@ -1,7 +1,7 @@
 /* OpenSSL side of the RSA tests and benchmark: a key given by its numbers
  * (n, e, d, primes) imported into an EVP_PKEY, and EVP_PKEY_sign with
- * PKCS#1 v1.5 padding. Header-only, used by tests/test_rsa.c and
- * tests/rsa_bench.c. OpenSSL takes at most 5 primes (RSA_MAX_PRIME_NUM);
+ * PKCS#1 v1.5 padding. Header-only, used by tests/rsa/test_rsa.c and
+ * bench/profile/rsa_bench.c. OpenSSL takes at most 5 primes (RSA_MAX_PRIME_NUM);
  * rsa_ossl_key returns NULL beyond that. */
 #ifndef MNS_TESTS_RSA_OSSL_H
 #define MNS_TESTS_RSA_OSSL_H

@@ -66,7 +66,7 @@ def test_multiprecision_and_trinomial():
 
 
 # A 1024-bit prime whose smallest lambda for X^8 - lambda gives no u52 set
-# with s = 3, delta = 1 while lambda = 14 does (tests/test_gen.c's
+# with s = 3, delta = 1 while lambda = 14 does (tests/gen/test_gen.c's
 # test_lambda_walk, found by search there)
 WALK_P = int("faa1a4777eae6549beb770db06a8ec8ce26ecc34b4d9366c56d59834176dcf4599e1ba9f02"
              "3d7ffb72f46881fcea9b6b8946c9a3320900b05f39919a54aa29adfd26b0422a80d9c253409"

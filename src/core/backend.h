@@ -1,4 +1,4 @@
-/* The contract between the front door (src/field.c) and a number system.
+/* The contract between the front door (src/field/field.c) and a number system.
  *
  * A backend is a name and a create function. create() builds an immutable
  * context for one modulus and fills an mns_backend_inst: the context, its

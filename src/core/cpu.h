@@ -28,12 +28,12 @@ unsigned mns_cpu_features(void);
 unsigned mns_cpu_features_raw(void);
 /* 1 if every feature of the IFMA kernels (avx512f, ifma, vl, bw, dq) is usable. */
 int mns_cpu_has_ifma(void);
-/* 1 if AVX2 and FMA are usable (the FMA kernel of pmns-mp, src/pmns/mp_fma.c). */
+/* 1 if AVX2 and FMA are usable (the FMA kernel of pmns-mp, src/pmns_mp/fma.c). */
 int mns_cpu_has_fma(void);
 /* The CPU family of an AMD CPU (CPUID leaf 1, base plus extended family:
  * 25 Zen 3 and Zen 4, 26 Zen 5), 0 for other vendors and non-x86 builds;
  * regardless of MNS_CPU. The tuning tables are per kernel class, and one
- * class's best backend differs between vendors (src/core/tune.c). */
+ * class's best backend differs between vendors (src/field/tune.c). */
 int mns_cpu_amd_family(void);
 /* "bmi2 adx avx512f avx512ifma ..." for reports. */
 const char *mns_cpu_features_string(void);

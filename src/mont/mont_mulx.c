@@ -40,7 +40,7 @@
 #include "mont/mont.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
-#include "mont/mont_mulx_asm.inc"
+#include "generated/mont_mulx_asm.inc"
 
 /* r <- a b 2^(-64n) mod p (mulx) and r <- a^2 2^(-64n) mod p (sqrx) for the
  * N-word odd p, a, b < p, pinv = -p^-1 mod 2^64; r may alias a or b (r is

@@ -21,7 +21,7 @@
 
 #include "core/inverse.h"
 #include "pmns/get_words.h"
-#include "pmns/mp_ctx.h"
+#include "pmns_mp/ctx.h"
 #include "pmns/pmns.h"
 
 /* c (pn + 1 words, two's complement) += d 2^off, d a signed 64-bit digit,

@@ -28,7 +28,7 @@
 
 #include "core/ct.h"
 #include "core/error.h"
-#include "core/field_internal.h"
+#include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 static long add_limit(const mns_rsa_channel *c);

@@ -46,7 +46,7 @@
 #include "core/clock.h"
 #include "core/cpu.h"
 #include "core/error.h"
-#include "core/field_internal.h"
+#include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 #define BLOCKS 3

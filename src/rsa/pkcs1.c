@@ -2,7 +2,7 @@
  * EMSA-PKCS1-v1_5 encoding of 9.2:
  *     EM = 0x00 || 0x01 || PS (0xff bytes, at least 8) || 0x00 || T,
  *     T  = DER DigestInfo prefix of the hash || digest, |EM| = bytes of n.
- * The prefixes are those of RFC 8017 9.2 note 1; tests/test_rsa.c checks
+ * The prefixes are those of RFC 8017 9.2 note 1; tests/rsa/test_rsa.c checks
  * the signatures byte for byte against OpenSSL's. Everything here is public
  * (the digest and its encoding); the secret work is mns_rsa_private. */
 #include <string.h>

@@ -10,7 +10,7 @@
 #include "core/cpu.h"
 #include "core/deadline.h"
 #include "core/error.h"
-#include "core/field_internal.h"
+#include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 static mp_limb_t *limbs_of(const mpz_t a, size_t words)

@@ -29,7 +29,7 @@
 #include "mns.h"
 #include "mns_rsa.h"
 
-/* Declassification for the valgrind memcheck test (tests/rsa_ct.c): that
+/* Declassification for the valgrind memcheck test (tests/ct/rsa_ct.c): that
  * test marks the key's secrets undefined, and memcheck then reports every
  * branch or address that depends on them. A value derived from secrets
  * that is public by design (the signature; the masked channel result that
@@ -144,7 +144,7 @@ struct mns_rsa {
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
     /* pairs for interleaving (issue 8 item 3): channels 2j and 2j + 1 when
-     * their fields can share mns_field_powm_x2 (src/core/field_internal.h):
+     * their fields can share mns_field_powm_x2 (src/field/field_internal.h):
      * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
      * calls on fewer threads than channels pair them: where the pair ran
      * faster than the two channels alone when the key was made

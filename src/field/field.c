@@ -1,0 +1,398 @@
+/* The front door: spec parsing, the backend table, "auto", and the thin
+ * dispatch of mns_field_* to the chosen backend. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/error.h"
+#include "field/field_internal.h"
+#include "core/opts.h"
+#include "field/tune.h"
+#include "exp/exp.h"
+#include "mns_tune.h"
+
+struct mns_field {
+    /* hot operations first, copied out of ops so a call costs one load */
+    void (*mul)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sqr)(const void *ctx, uint64_t *r, const uint64_t *a);
+    void (*add)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void (*sub)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
+    void *ctx;
+    mns_backend_inst inst;
+    mpz_t p;
+    char describe[MNS_DESCRIBE_MAX + 640];
+};
+
+/* Backends, one line each. A number system adds its line here. */
+extern const mns_backend mns_backend_mont, mns_backend_mont_ifma;
+extern const mns_backend mns_backend_mpart;
+extern const mns_backend mns_backend_bipartite;
+extern const mns_backend mns_backend_mpart_mont;
+extern const mns_backend mns_backend_mpart_barrett;
+extern const mns_backend mns_backend_rns, mns_backend_rns_ifma;
+extern const mns_backend mns_backend_sor, mns_backend_sor_ifma;
+extern const mns_backend mns_backend_pmns, mns_backend_pmns_ifma;
+extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
+
+static const mns_backend *const backends[] = {
+    &mns_backend_mont,
+    &mns_backend_mont_ifma,
+    &mns_backend_mpart,
+    &mns_backend_bipartite,
+    &mns_backend_mpart_mont,
+    &mns_backend_mpart_barrett,
+    &mns_backend_rns,
+    &mns_backend_rns_ifma,
+    &mns_backend_sor,
+    &mns_backend_sor_ifma,
+    &mns_backend_pmns,
+    &mns_backend_pmns_ifma,
+    &mns_backend_pmns_mp,
+    &mns_backend_pmns_mp_ifma,
+};
+
+const char *mns_backend_name(size_t i)
+{
+    return i < sizeof backends / sizeof backends[0] ? backends[i]->name : NULL;
+}
+
+static const mns_backend *find_backend(const char *name)
+{
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+        if (strcmp(backends[i]->name, name) == 0)
+            return backends[i];
+    return NULL;
+}
+
+static mns_status create_named(mns_field *f, const char *spec)
+{
+    char name[MNS_BACKEND_NAME_MAX];
+    mns_opts opts;
+    mns_status st = mns_opts_parse(spec, name, &opts);
+    if (st != MNS_OK)
+        return st;
+    const mns_backend *be = find_backend(name);
+    if (!be)
+        return mns_error(MNS_EINVAL, "unknown backend \"%s\"", name);
+    memset(&f->inst, 0, sizeof f->inst);
+    return be->create(&f->inst, f->p, &opts);
+}
+
+/* "auto" (issue 11): the rows of the current tuning table that match the
+ * operation mix and p (src/field/tune.c) are tried in order, the first that
+ * accepts p wins; "mont" serves every odd modulus and closes the list. A
+ * candidate that cannot serve p (no IFMA, p not prime for a PMNS, p not
+ * pseudo-Mersenne enough for sor, a backend not built) hands over to the
+ * next, and the description says so. Options: op=mul (default: modmul-heavy
+ * work) or op=exp (exponentiation); delta=D, the free additions the caller
+ * needs before a mul (default: each backend's own, at least 1): RSA's
+ * channels, which only multiply, ask delta=0. */
+/* A candidate of "auto" asked for `delta` free additions (< 0: not asked):
+ * the option goes to backends that take one (the PMNS and RNS families size
+ * their parameters by it, and delta = 0 frees bits for callers that only
+ * multiply); a backend without the option, or a row whose spec sets its
+ * own, must report at least `delta` itself. */
+static mns_status create_candidate(mns_field *f, const char *cand, long delta)
+{
+    if (delta < 0)
+        return create_named(f, cand);
+    mns_status st = MNS_EINVAL;
+    if (!strstr(cand, "delta=")) {
+        char spec[MNS_BACKEND_NAME_MAX + 128];
+        snprintf(spec, sizeof spec, "%s%sdelta=%ld", cand, strchr(cand, ':') ? "," : ":", delta);
+        st = create_named(f, spec);
+    }
+    if (st == MNS_EINVAL) /* the backend has no delta option */
+        st = create_named(f, cand);
+    if (st == MNS_OK && f->inst.delta < delta) {
+        const int own = f->inst.delta;
+        if (f->inst.ops && f->inst.ops->destroy)
+            f->inst.ops->destroy(f->inst.ctx);
+        memset(&f->inst, 0, sizeof f->inst);
+        st = mns_error(MNS_ENOTSUP, "%s: delta %d below the %ld asked", cand, own, delta);
+    }
+    return st;
+}
+
+static mns_status create_auto(mns_field *f, const char *spec)
+{
+    static const char *const allowed[] = {"op", "delta", NULL};
+    char name[MNS_BACKEND_NAME_MAX];
+    mns_opts opts;
+    mns_status st = mns_opts_parse(spec, name, &opts);
+    if (st != MNS_OK)
+        return st;
+    if ((st = mns_opts_check(&opts, "auto", allowed)) != MNS_OK)
+        return st;
+    const char *opname = mns_opts_get(&opts, "op");
+    mns_tune_op op = MNS_TUNE_MUL;
+    if (opname && mns_tune_op_parse(opname, &op) != MNS_OK)
+        return mns_error(MNS_EINVAL, "auto: op=%s is neither mul nor exp", opname);
+    long delta = -1;
+    if ((st = mns_opts_get_long(&opts, "auto", "delta", 0, 255, &delta)) != MNS_OK)
+        return st;
+
+    mns_tune_choice *ch = malloc(sizeof *ch);
+    if (!ch)
+        return mns_error(MNS_ENOMEM, "auto: out of memory");
+    if ((st = mns_tune_lookup(op, f->p, ch)) != MNS_OK) {
+        free(ch);
+        return st;
+    }
+    char refused[160] = "", opd[40];
+    size_t nref = 0;
+    snprintf(opd, sizeof opd, "%s", op == MNS_TUNE_MUL ? "mul" : "exp");
+    if (delta >= 0)
+        snprintf(opd + 3, sizeof opd - 3, " delta=%ld", delta);
+    for (size_t i = 0; i <= ch->n; i++) {
+        const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;
+        const char *cand = r ? r->spec : "mont";
+        st = create_candidate(f, cand, delta);
+        if (st == MNS_OK) {
+            char why[320];
+            if (r)
+                snprintf(why, sizeof why, "op=%s table=%s line %u: %s %s %zu-%zu bits, margin %.2f",
+                         opd, ch->table, r->line,
+                         r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any", cand, r->lo, r->hi,
+                         r->margin);
+            else
+                snprintf(why, sizeof why, "op=%s table=%s: %s, mont closes the list",
+                         opd, ch->table,
+                         ch->n ? "every row refused p" : "no row for this size");
+            snprintf(f->describe, sizeof f->describe, "%s auto=\"%s%s%s\"", f->inst.describe, why,
+                     nref ? "; refused: " : "", refused);
+            mns_error_clear(); /* a refusal on the way is not this call's failure */
+            free(ch);
+            return MNS_OK;
+        }
+        if (st == MNS_ENOMEM)
+            break;
+        size_t len = strlen(refused);
+        if (len + 2 < sizeof refused)
+            snprintf(refused + len, sizeof refused - len, "%s%s", nref++ ? ", " : "", cand);
+    }
+    free(ch);
+    if (st == MNS_ENOMEM)
+        return st;
+    char last[256];
+    snprintf(last, sizeof last, "%s", mns_last_error());
+    return mns_error(MNS_ENOTSUP, "auto: no backend accepts this modulus (last: %s)", last);
+}
+
+mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
+{
+    mns_error_clear();
+    if (out == NULL)
+        return mns_error(MNS_EINVAL, "mns_field_new: NULL output pointer");
+    *out = NULL;
+    if (p == NULL)
+        return mns_error(MNS_EINVAL, "mns_field_new: NULL modulus");
+    if (mpz_cmp_ui(p, 3) < 0)
+        return mns_error(MNS_EINVAL, "modulus must be >= 3");
+    if (mpz_even_p(p))
+        return mns_error(MNS_EINVAL, "modulus must be odd");
+    if (spec == NULL)
+        spec = "auto";
+
+    mns_field *f = calloc(1, sizeof *f);
+    if (!f)
+        return mns_error(MNS_ENOMEM, "mns_field_new: out of memory");
+    mpz_init_set(f->p, p);
+
+    mns_status st = strncmp(spec, "auto", 4) == 0 && (spec[4] == '\0' || spec[4] == ':')
+                        ? create_auto(f, spec)
+                        : create_named(f, spec);
+    if (st != MNS_OK) {
+        mpz_clear(f->p);
+        free(f);
+        return st;
+    }
+    if (!f->describe[0])
+        snprintf(f->describe, sizeof f->describe, "%s", f->inst.describe);
+    f->ctx = f->inst.ctx;
+    f->mul = f->inst.ops->mul;
+    f->sqr = f->inst.ops->sqr;
+    f->add = f->inst.ops->add;
+    f->sub = f->inst.ops->sub;
+    *out = f;
+    return MNS_OK;
+}
+
+void mns_field_free(mns_field *f)
+{
+    if (!f)
+        return;
+    if (f->inst.ops && f->inst.ops->destroy)
+        f->inst.ops->destroy(f->inst.ctx);
+    mpz_clear(f->p);
+    free(f);
+}
+
+const char *mns_field_describe(const mns_field *f) { return f ? f->describe : "(null)"; }
+
+size_t mns_field_limbs(const mns_field *f) { return f ? f->inst.limbs : 0; }
+
+int mns_field_delta(const mns_field *f) { return f ? f->inst.delta : 0; }
+
+mns_status mns_field_set_mpz(const mns_field *f, uint64_t *r, const mpz_t a)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_set_mpz: NULL argument");
+    return f->inst.ops->set_mpz(f->ctx, r, a);
+}
+
+int mns_field_has_set_words(const mns_field *f) { return f && f->inst.ops->set_words != NULL; }
+
+mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_set_words: NULL argument");
+    if (!f->inst.ops->set_words)
+        return mns_error(MNS_ENOTSUP, "mns_field_set_words: backend has no constant-time entry");
+    if (n != mpz_size(f->p))
+        return mns_error(MNS_EINVAL, "mns_field_set_words: %zu words, p has %zu", n,
+                         mpz_size(f->p));
+    f->inst.ops->set_words(f->ctx, r, a);
+    return MNS_OK;
+}
+
+int mns_field_has_get_words(const mns_field *f) { return f && f->inst.ops->get_words != NULL; }
+
+mns_status mns_field_get_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n)
+{
+    if (!f || !r || !a)
+        return mns_error(MNS_EINVAL, "mns_field_get_words: NULL argument");
+    if (!f->inst.ops->get_words)
+        return mns_error(MNS_ENOTSUP, "mns_field_get_words: backend has no constant-time exit");
+    if (n != mpz_size(f->p))
+        return mns_error(MNS_EINVAL, "mns_field_get_words: %zu words, p has %zu", n,
+                         mpz_size(f->p));
+    f->inst.ops->get_words(f->ctx, r, a);
+    return MNS_OK;
+}
+
+void mns_field_get_mpz(const mns_field *f, mpz_t r, const uint64_t *a)
+{
+    f->inst.ops->get_mpz(f->ctx, r, a);
+}
+
+void mns_field_mul(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    f->mul(f->ctx, r, a, b);
+}
+
+void mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a) { f->sqr(f->ctx, r, a); }
+
+void mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    f->add(f->ctx, r, a, b);
+}
+
+void mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    f->sub(f->ctx, r, a, b);
+}
+
+void mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a)
+{
+    f->inst.ops->reduce(f->ctx, r, a);
+}
+
+static mns_exp_ops exp_ops(const mns_field *f)
+{
+    const mns_exp_ops ops = {f->ctx, f->inst.limbs, f->inst.ops->mul, f->inst.ops->sqr,
+                             f->inst.ops->one, f->inst.ops->sqr_k};
+    return ops;
+}
+
+size_t mns_field_powm_scratch_words(const mns_field *f, size_t bits)
+{
+    return f->inst.ops->powm ? 0 : mns_exp_scratch_words(f->inst.limbs, bits);
+}
+
+void mns_field_powm_scratch(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e,
+                            uint64_t *scratch)
+{
+    if (f->inst.ops->powm) {
+        f->inst.ops->powm(f->ctx, r, a, e);
+        return;
+    }
+    const mns_exp_ops ops = exp_ops(f);
+    mns_exp_powm(&ops, r, a, e, scratch);
+}
+
+const void *mns_field_backend_ctx(const mns_field *f)
+{
+    return f->ctx;
+}
+
+int mns_field_x2(const mns_field *f0, const mns_field *f1)
+{
+    const mns_field_ops *o = f0->inst.ops;
+    if (o != f1->inst.ops || o->powm || f0->inst.limbs != f1->inst.limbs)
+        return 0;
+    return o->mul_x2 && o->sqr_x2 ? 2 : 1;
+}
+
+size_t mns_field_powm_x2_lane_words(const mns_field *f, const mns_field *other, size_t bits)
+{
+    size_t single = mns_field_powm_scratch_words(f, bits);
+    if (!mns_field_x2(f, other))
+        return single;
+    size_t lane = mns_exp_x2_lane_words(f->inst.limbs, bits, other->inst.limbs);
+    return lane > single ? lane : single;
+}
+
+void mns_field_mul_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const uint64_t *b0,
+                      const mns_field *f1, uint64_t *r1, const uint64_t *a1, const uint64_t *b1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->mul_x2(f0->ctx, f1->ctx, r0, a0, b0, r1, a1, b1);
+        return;
+    }
+    f0->mul(f0->ctx, r0, a0, b0);
+    f1->mul(f1->ctx, r1, a1, b1);
+}
+
+void mns_field_sqr_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mns_field *f1,
+                      uint64_t *r1, const uint64_t *a1)
+{
+    if (mns_field_x2(f0, f1) == 2) {
+        f0->inst.ops->sqr_x2(f0->ctx, f1->ctx, r0, a0, r1, a1);
+        return;
+    }
+    f0->sqr(f0->ctx, r0, a0);
+    f1->sqr(f1->ctx, r1, a1);
+}
+
+void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
+                       const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
+                       uint64_t *scratch0, uint64_t *scratch1)
+{
+    if (!mns_field_x2(f0, f1)) {
+        mns_field_powm_scratch(f0, r0, a0, e0, scratch0);
+        mns_field_powm_scratch(f1, r1, a1, e1, scratch1);
+        return;
+    }
+    const mns_exp_x2 x2 = {{exp_ops(f0), exp_ops(f1)}, f0->inst.ops->mul_x2,
+                           f0->inst.ops->sqr_x2};
+    mns_exp_powm_x2(&x2, r0, a0, e0, r1, a1, e1, scratch0, scratch1);
+}
+
+void mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e)
+{
+    if (mpz_sgn(e) < 0) {
+        memset(r, 0, f->inst.limbs * sizeof(uint64_t));
+        mns_error(MNS_ERANGE, "mns_field_powm: negative exponent");
+        return;
+    }
+    if (f->inst.ops->powm) {
+        f->inst.ops->powm(f->ctx, r, a, e);
+        return;
+    }
+    const mns_exp_ops ops = exp_ops(f);
+    if (mns_exp_powm_alloc(&ops, r, a, e) != MNS_OK)
+        memset(r, 0, f->inst.limbs * sizeof(uint64_t));
+}

@@ -1,0 +1,63 @@
+/* Entry points of the front door (src/field/field.c) for the library's own modules
+ * only: not MNS_API, so the shared library does not export them, and not in
+ * include/ (the public API stays as DESIGN.md states it). */
+#ifndef MNS_CORE_FIELD_INTERNAL_H
+#define MNS_CORE_FIELD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gmp.h>
+#include "mns.h"
+
+/* 1 if the field's backend has a constant-time set_words (backend.h). */
+int mns_field_has_set_words(const mns_field *f);
+
+/* r <- the tight element of the n-word integer a (least significant word
+ * first), n = mpz_size(p), value < p; constant time in a and p. MNS_ENOTSUP
+ * (r untouched) if the backend has no set_words, MNS_EINVAL if n is not the
+ * word count of p. */
+mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n);
+
+/* 1 if the field's backend has get_words (backend.h). */
+int mns_field_has_get_words(const mns_field *f);
+
+/* r <- the canonical value of the tight element a as n = mpz_size(p) words;
+ * constant time in a and p, no allocation. MNS_ENOTSUP (r untouched) without
+ * the backend's get_words, MNS_EINVAL if n is not the word count of p. */
+mns_status mns_field_get_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n);
+
+/* The exponentiation with caller-provided scratch (RSA keeps it with the
+ * key: no allocation on the signing path). e >= 0. For a backend with the
+ * shared exponentiation (every backend today) this allocates nothing; one
+ * with its own powm (backend.h) is called as it is. */
+size_t mns_field_powm_scratch_words(const mns_field *f, size_t bits);
+void mns_field_powm_scratch(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e,
+                            uint64_t *scratch);
+
+/* Two exponentiations in one instruction stream (src/exp, mns_exp_powm_x2):
+ * r0 <- a0^e0 in f0, r1 <- a1^e1 in f1, e0, e1 >= 0. mns_field_x2 says what
+ * a pair of fields gets: 0 = nothing shared (different backends, different
+ * element sizes, or a backend powm: mns_field_powm_x2 then runs the two
+ * exponentiations one after the other), 1 = the shared driver over two
+ * ordinary calls per step, 2 = the backend's mul_x2 / sqr_x2 kernels. The
+ * time depends on max(bits(e0), bits(e1)) and the fields' public sizes. */
+int mns_field_x2(const mns_field *f0, const mns_field *f1);
+/* Scratch words of f's lane when paired with `other` for a `bits`-bit
+ * (longer) exponent; also enough for mns_field_powm_scratch on f alone. */
+size_t mns_field_powm_x2_lane_words(const mns_field *f, const mns_field *other, size_t bits);
+/* One step of the pair: r0 <- a0 b0 in f0 and r1 <- a1 b1 in f1 (the
+ * backend's x2 kernel where mns_field_x2 is 2, two calls otherwise); the
+ * same contract as mns_field_mul / mns_field_sqr for each. */
+void mns_field_mul_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const uint64_t *b0,
+                      const mns_field *f1, uint64_t *r1, const uint64_t *a1, const uint64_t *b1);
+void mns_field_sqr_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mns_field *f1,
+                      uint64_t *r1, const uint64_t *a1);
+void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, const mpz_t e0,
+                       const mns_field *f1, uint64_t *r1, const uint64_t *a1, const mpz_t e1,
+                       uint64_t *scratch0, uint64_t *scratch1);
+
+/* The backend's own context (its mns_backend_inst.ctx), for tests that drive
+ * a backend's kernels directly on its representation (test_mont_ifma.c). */
+const void *mns_field_backend_ctx(const mns_field *f);
+
+#endif
