@@ -16,7 +16,7 @@
  * through the portable twins, on any CPU */
 static const char *const specs[] = {
     "mont",  "mont-ifma", "mont-ifma:kernel=generic", "pmns",  "pmns-ifma", "pmns-mp",
-    "pmns-mp-ifma", "pmns-mp-ifma:kernel=generic", "rns", "rns-ifma", "rns-ifma:kernel=generic",
+    "pmns-mp-ifma", "pmns-mp:kernel=generic", "rns", "rns-ifma", "rns-ifma:kernel=generic",
     "sor", "sor-ifma", "sor-ifma:kernel=generic", "mpart", "bipartite", "mpart-mont",
     "mpart-barrett"};
 
