@@ -147,6 +147,7 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))gettable_params},
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))get_params},
     {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))reason_strings},
+    {OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))mns_prov_get_capabilities},
     {0, NULL}};
 
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,

@@ -2,7 +2,7 @@
  *
  * The module links libmns statically and uses only its public API (mns.h,
  * mns_rsa.h). Each operation family has its file: prov.c (entry, dispatch,
- * parameters, counters), util.c (errors, OSSL_PARAM <-> mpz), rsa_key.c and
+ * parameters, counters), caps.c (TLS groups), util.c (errors, OSSL_PARAM <-> mpz), rsa_key.c and
  * rsa_crt.c (the key object and its private operation), rsa_kmgmt.c,
  * rsa_sig.c, rsa_enc.c (+ rsa_pkcs1.c, the constant-time PKCS#1 v1.5
  * decoding with implicit rejection), dh_group.c (groups and their cached
@@ -75,6 +75,9 @@ int mns_prov_fetch_md(const mns_prov *prov, EVP_MD **md, const char *name, const
 void mns_mpz_wipe_clear(mpz_t z);
 /* A random mpz in [1, bound) from the child context's RNG; 0 on failure. */
 int mns_prov_random_below(const mns_prov *prov, mpz_t r, const mpz_t bound);
+
+/* OSSL_FUNC_PROVIDER_GET_CAPABILITIES (caps.c). */
+int mns_prov_get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg);
 
 extern const OSSL_DISPATCH mns_rsa_keymgmt_functions[];
 extern const OSSL_DISPATCH mns_rsa_signature_functions[];

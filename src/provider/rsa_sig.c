@@ -17,7 +17,6 @@
 
 typedef struct sig_ctx {
     mns_prov *prov;
-    char *propq;
     mns_prov_rsa *key;
     RSA *pub; /* n, e for the PSS encoders */
     int pad, saltlen;
@@ -25,13 +24,15 @@ typedef struct sig_ctx {
     EVP_MD_CTX *mdctx;
 } sig_ctx;
 
+/* The caller's property query selected this provider; digests come from
+ * any provider of the caller's context, so it is not passed on. */
 static void *sig_newctx(void *provctx, const char *propq)
 {
+    (void)propq;
     sig_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->prov = provctx;
-    c->propq = propq ? strdup(propq) : NULL;
     c->pad = RSA_PKCS1_PADDING;
     c->saltlen = RSA_PSS_SALTLEN_AUTO;
     return c;
@@ -47,7 +48,6 @@ static void sig_freectx(void *vc)
     EVP_MD_free(c->md);
     EVP_MD_free(c->mgf1);
     EVP_MD_CTX_free(c->mdctx);
-    free(c->propq);
     free(c);
 }
 
@@ -58,7 +58,6 @@ static void *sig_dupctx(void *vc)
     if (!d)
         return NULL;
     *d = *c;
-    d->propq = c->propq ? strdup(c->propq) : NULL;
     if (d->key)
         mns_prov_rsa_up_ref(d->key);
     if (d->pub)
@@ -207,9 +206,9 @@ static int digest_init(void *vc, const char *mdname, void *key, const OSSL_PARAM
     sig_ctx *c = vc;
     if (!sig_init(c, key, params, private))
         return 0;
-    if (mdname && *mdname && !mns_prov_fetch_md(c->prov, &c->md, mdname, c->propq))
+    if (mdname && *mdname && !mns_prov_fetch_md(c->prov, &c->md, mdname, NULL))
         return 0;
-    if (!c->md && !mns_prov_fetch_md(c->prov, &c->md, "SHA256", c->propq))
+    if (!c->md && !mns_prov_fetch_md(c->prov, &c->md, "SHA256", NULL))
         return 0;
     if (!c->mdctx && !(c->mdctx = EVP_MD_CTX_new()))
         return 0;
@@ -285,11 +284,11 @@ static int sig_set_ctx_params(void *vc, const OSSL_PARAM params[])
         return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) &&
-        (p->data_type != OSSL_PARAM_UTF8_STRING || !mns_prov_fetch_md(c->prov, &c->md, p->data, c->propq)))
+        (p->data_type != OSSL_PARAM_UTF8_STRING || !mns_prov_fetch_md(c->prov, &c->md, p->data, NULL)))
         return 0;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MGF1_DIGEST)) &&
         (p->data_type != OSSL_PARAM_UTF8_STRING ||
-         !mns_prov_fetch_md(c->prov, &c->mgf1, p->data, c->propq)))
+         !mns_prov_fetch_md(c->prov, &c->mgf1, p->data, NULL)))
         return 0;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PSS_SALTLEN)) &&
         !set_saltlen(c, p)) {
