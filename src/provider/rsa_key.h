@@ -39,6 +39,15 @@ typedef struct mns_prov_rsa {
 mns_prov_rsa *mns_prov_rsa_new(mns_prov *prov);
 void mns_prov_rsa_up_ref(mns_prov_rsa *key);
 void mns_prov_rsa_free(mns_prov_rsa *key);
+/* The key manager's import (rsa_kmgmt.c): n, e and, with the private
+ * selection, d and the primes; then mns_prov_rsa_complete. */
+int mns_prov_rsa_import(mns_prov_rsa *key, int selection, const OSSL_PARAM params[]);
+/* Generation by another provider of the caller's context (rsa_gen.c). */
+void *mns_rsa_gen_init(void *provctx, int selection, const OSSL_PARAM params[]);
+int mns_rsa_gen_set_params(void *genctx, const OSSL_PARAM params[]);
+const OSSL_PARAM *mns_rsa_gen_settable_params(void *genctx, void *provctx);
+void *mns_rsa_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg);
+void mns_rsa_gen_cleanup(void *genctx);
 /* After import: n, e (and d, primes) set; fills the missing CRT values and
  * checks the key (product of the primes is n, e d = 1 mod lcm(p_i - 1));
  * 0 with the reason raised. */

@@ -2,7 +2,8 @@
  * (n, e, d, the factors, CRT exponents and coefficients) and go out through
  * export; has, match, validate and the key parameters (bits, security
  * bits, size, and "mns-backend": what serves the key's private operation).
- * Key generation, encoding and decoding stay with the default provider. */
+ * Encoding and decoding stay with the default provider; generation is
+ * delegated to it (rsa_gen.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/bn.h>
@@ -99,9 +100,8 @@ static int import_private(mns_prov_rsa *key, const OSSL_PARAM params[])
     return 1;
 }
 
-static int rsa_import(void *keydata, int selection, const OSSL_PARAM params[])
+int mns_prov_rsa_import(mns_prov_rsa *key, int selection, const OSSL_PARAM params[])
 {
-    mns_prov_rsa *key = keydata;
     if (!key || !(selection & KEYPAIR))
         return 0;
     int fn, fe;
@@ -245,7 +245,7 @@ const OSSL_DISPATCH mns_rsa_keymgmt_functions[] = {
     {OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))rsa_free},
     {OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))rsa_has},
     {OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))rsa_match},
-    {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))rsa_import},
+    {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))mns_prov_rsa_import},
     {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))rsa_io_types},
     {OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))rsa_export},
     {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))rsa_io_types},
@@ -253,4 +253,9 @@ const OSSL_DISPATCH mns_rsa_keymgmt_functions[] = {
     {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))rsa_gettable},
     {OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))rsa_validate},
     {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_name},
+    {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))mns_rsa_gen_init},
+    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))mns_rsa_gen_set_params},
+    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))mns_rsa_gen_settable_params},
+    {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))mns_rsa_gen},
+    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))mns_rsa_gen_cleanup},
     {0, NULL}};

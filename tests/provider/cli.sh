@@ -10,7 +10,7 @@
 # Usage: cli.sh OPENSSL MODULE_DIR
 set -u
 OSSL=$1
-MODDIR=$2
+MODDIR=$(cd "$2" && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 MNS="-provider-path $MODDIR -provider mns -provider default -propquery ?provider=mns"
@@ -78,6 +78,17 @@ for g in ffdhe2048 ffdhe3072 ffdhe4096 ffdhe6144 ffdhe8192 modp_1536 modp_2048 m
 done
 dh=$(stats_sum dh_derives)
 check "mns counted $dh derives, expected 11" test "$dh" -eq 11
+
+# docs/provider.cnf: mns preferred for every program; key generation goes
+# through mns's key manager to the default provider
+: >"$W/stats"
+sed "s|^# module = .*|module = $MODDIR/mns.so|" "$(dirname "$0")/../../docs/provider.cnf" >"$W/mns.cnf"
+check "provider.cnf genpkey" env OPENSSL_CONF="$W/mns.cnf" $OSSL genpkey -algorithm RSA \
+    -pkeyopt rsa_keygen_bits:2048 -out "$W/g.pem"
+check "provider.cnf sign" env OPENSSL_CONF="$W/mns.cnf" $OSSL dgst -sha256 -sign "$W/g.pem" -out "$W/g.sig" "$W/msg"
+$OSSL pkey -in "$W/g.pem" -pubout -out "$W/g.pub" 2>/dev/null
+check "provider.cnf signature verifies" $OSSL dgst -sha256 -verify "$W/g.pub" -signature "$W/g.sig" "$W/msg"
+check "provider.cnf: mns signed" test "$(stats_sum rsa_private_ops)" -eq 1
 
 echo "provider-cli: $((checks - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

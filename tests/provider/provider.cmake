@@ -24,3 +24,13 @@ else()
   add_test(NAME provider-cli COMMAND sh -c "echo 'provider-cli: skipped, mns.so or openssl not available'; exit 77")
   set_tests_properties(provider-cli PROPERTIES LABELS fast SKIP_RETURN_CODE 77)
 endif()
+
+# mns-provider-bench (make bench-provider): the module against the default
+# provider through EVP, and mns_rsa directly
+if(TARGET mns_provider)
+  add_executable(mns-provider-bench ${PROJECT_SOURCE_DIR}/bench/profile/provider_bench.c)
+  add_dependencies(mns-provider-bench mns_provider)
+  target_link_libraries(mns-provider-bench PRIVATE mns_static PkgConfig::MNS_OSSL3)
+  target_include_directories(mns-provider-bench PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(mns-provider-bench PRIVATE MNS_PROVIDER_DIR="${PROJECT_BINARY_DIR}/provider")
+endif()

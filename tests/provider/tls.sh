@@ -9,7 +9,7 @@
 # Usage: tls.sh OPENSSL MODULE_DIR
 set -u
 OSSL=$1
-MODDIR=$2
+MODDIR=$(cd "$2" && pwd)
 W=$(mktemp -d)
 srv_pid=
 trap '[ -n "$srv_pid" ] && kill $srv_pid 2>/dev/null; rm -rf "$W"' EXIT
