@@ -4,7 +4,7 @@
  * digest) at RSA-2048/3072/4096, with mns_rsa_sign_pkcs1v15 called
  * directly on the same key (the EVP overhead), and DH derives per second
  * on ffdhe2048..ffdhe8192. Each figure: the best of `reps` runs of
- * `secs` seconds. mns's keys and groups are first driven to their full
+ * `secs` seconds, the implementations alternating run by run. mns's keys and groups are first driven to their full
  * context ("auto"; the provider starts with a quick one, see
  * docs/provider.md).
  * Usage: mns-provider-bench [-t secs] [-r reps] [-q (2048 only)] */
@@ -58,30 +58,40 @@ static void *worker(void *vj)
     return NULL;
 }
 
-/* operations per second, best of reps, on `threads` threads */
-static double rate(op_fn op, void *(*make)(void *), void (*drop)(void *), void *arg, int threads)
+/* operations per second of one run on `threads` threads (-1: failed) */
+static double rate_once(op_fn op, void *(*make)(void *), void (*drop)(void *), void *arg,
+                        int threads)
 {
-    double best = 0;
-    for (int r = 0; r < reps; r++) {
-        pthread_t th[2];
-        job j[2];
-        double t0 = now();
-        for (int i = 0; i < threads; i++) {
-            j[i] = (job){op, make, drop, arg, 0};
-            pthread_create(&th[i], NULL, worker, &j[i]);
-        }
-        long total = 0;
-        for (int i = 0; i < threads; i++) {
-            pthread_join(th[i], NULL);
-            total = j[i].count < 0 || total < 0 ? -1 : total + j[i].count;
-        }
-        double v = total < 0 ? -1 : (double)total / (now() - t0);
-        if (v > best || v < 0)
-            best = v;
-        if (v < 0)
-            break;
+    pthread_t th[2];
+    job j[2];
+    double t0 = now();
+    for (int i = 0; i < threads; i++) {
+        j[i] = (job){op, make, drop, arg, 0};
+        pthread_create(&th[i], NULL, worker, &j[i]);
     }
-    return best;
+    long total = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        total = j[i].count < 0 || total < 0 ? -1 : total + j[i].count;
+    }
+    return total < 0 ? -1 : (double)total / (now() - t0);
+}
+
+/* The best of reps runs of each of n configurations, the configurations
+ * alternating run by run so that a change of the machine's load hits all. */
+static void rates(double *best, int n, op_fn op, void *(*make)(void *), void (*drop)(void *),
+                  void **args, int threads)
+{
+    for (int i = 0; i < n; i++)
+        best[i] = 0;
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < n; i++) {
+            double v = rate_once(op, make, drop, args[i], threads);
+            if (v < 0 || best[i] < 0)
+                best[i] = -1;
+            else if (v > best[i])
+                best[i] = v;
+        }
 }
 
 /* ---- RSA ---- */
@@ -168,9 +178,10 @@ static void bench_rsa(size_t bits, gmp_randstate_t r)
     rsa_drop(st);
     printf("RSA-%zu  mns key: %s\n", bits, backend(km, buf, sizeof buf));
     for (int th = 1; th <= 2; th++) {
-        double m = rate(rsa_op, rsa_make, rsa_drop, &am, th);
-        double d = rate(rsa_op, rsa_make, rsa_drop, &ad, th);
-        double x = rate(rsa_op, rsa_make, rsa_drop, &dir, th);
+        double r[3];
+        void *args[3] = {&am, &ad, &dir};
+        rates(r, 3, rsa_op, rsa_make, rsa_drop, args, th);
+        double m = r[0], d = r[1], x = r[2];
         printf("RSA-%zu  %d thr  sign/s: mns %8.1f  default %8.1f  mns_rsa direct %8.1f  "
                "mns/default %.2f  EVP overhead %+.1f%%\n",
                bits, th, m, d, x, m / d, 100.0 * (x / m - 1));
@@ -252,7 +263,10 @@ static void bench_dh(const char *group)
     dh_drop(st);
     printf("%-9s mns field: %.100s\n", group, backend(am, buf, sizeof buf));
     for (int th = 1; th <= 2; th++) {
-        double rm = rate(dh_op, dh_make, dh_drop, &m, th), rd = rate(dh_op, dh_make, dh_drop, &d, th);
+        double r[2];
+        void *args[2] = {&m, &d};
+        rates(r, 2, dh_op, dh_make, dh_drop, args, th);
+        double rm = r[0], rd = r[1];
         printf("%-9s %d thr  derive/s: mns %8.1f  default %8.1f  mns/default %.2f\n", group, th, rm,
                rd, rm / rd);
     }

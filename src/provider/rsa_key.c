@@ -45,7 +45,7 @@ void mns_prov_rsa_free(mns_prov_rsa *key)
 
 size_t mns_prov_rsa_bytes(const mns_prov_rsa *key) { return (mpz_sizeinbase(key->n, 2) + 7) / 8; }
 
-static int check_key(mns_prov_rsa *key)
+static int check_key(const mns_prov_rsa *key)
 {
     mpz_t prod, l, t;
     mpz_inits(prod, l, t, NULL);
@@ -72,6 +72,11 @@ static int check_key(mns_prov_rsa *key)
     }
     mpz_clears(prod, l, t, NULL);
     return ok;
+}
+
+int mns_prov_rsa_check(const mns_prov_rsa *key)
+{
+    return key->k == 0 || (key->has_d && key->k >= 2 && check_key(key));
 }
 
 int mns_prov_rsa_complete(mns_prov_rsa *key)

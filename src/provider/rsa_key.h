@@ -52,6 +52,9 @@ void mns_rsa_gen_cleanup(void *genctx);
  * checks the key (product of the primes is n, e d = 1 mod lcm(p_i - 1));
  * 0 with the reason raised. */
 int mns_prov_rsa_complete(mns_prov_rsa *key);
+/* The checks of mns_prov_rsa_complete alone (key manager's validate):
+ * nothing is written, so it may run while other threads use the key. */
+int mns_prov_rsa_check(const mns_prov_rsa *key);
 size_t mns_prov_rsa_bytes(const mns_prov_rsa *key);
 /* out <- in^d mod n; 0 <= in < n else an error. 0 on failure. */
 int mns_prov_rsa_private(mns_prov_rsa *key, mpz_t out, const mpz_t in);

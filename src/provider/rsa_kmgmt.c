@@ -226,11 +226,11 @@ static int rsa_get_params(void *keydata, OSSL_PARAM params[])
 static int rsa_validate(const void *keydata, int selection, int checktype)
 {
     (void)checktype;
-    mns_prov_rsa *key = (mns_prov_rsa *)keydata;
+    const mns_prov_rsa *key = keydata;
     if (!rsa_has(key, selection & KEYPAIR))
         return 0;
     if (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
-        return mns_prov_rsa_complete(key);
+        return mns_prov_rsa_check(key);
     return mpz_odd_p(key->n) && mpz_odd_p(key->e) && mpz_cmp_ui(key->e, 3) >= 0;
 }
 
