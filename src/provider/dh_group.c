@@ -1,7 +1,9 @@
 /* The DH group cache and the peer checks (dh_group.h). */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/dh.h>
@@ -47,15 +49,32 @@ static mns_dh_group *group_new(void)
     return g;
 }
 
-static void group_free(mns_dh_group *g)
+static void destroy(mns_dh_group *g)
 {
-    if (atomic_load(&g->upgrading))
-        pthread_join(g->upgrader, NULL);
     mns_field_free(atomic_load(&g->quick));
     mns_field_free(atomic_load(&g->fast));
     mpz_clears(g->p, g->g, g->q, NULL);
     pthread_mutex_destroy(&g->lock);
     free(g);
+}
+
+/* An "auto" field can take seconds to make (20 s at 8192 bits on a loaded
+ * Zen 3): a group whose upgrade still runs is left to its thread, which
+ * frees it, so that unloading the module does not wait. */
+static void group_free(mns_dh_group *g)
+{
+    pthread_mutex_lock(&g->lock);
+    const int running = atomic_load(&g->upgrading) && !g->up_done;
+    const pthread_t th = g->upgrader;
+    g->orphan = running;
+    pthread_mutex_unlock(&g->lock);
+    if (running) {
+        pthread_detach(th);
+        return;
+    }
+    if (atomic_load(&g->upgrading))
+        pthread_join(th, NULL);
+    destroy(g);
 }
 
 /* The named groups, once; called with cache_lock held. */
@@ -168,12 +187,81 @@ mns_dh_group *mns_dh_group_find(const mns_prov *prov, const mpz_t p, const mpz_t
     return it;
 }
 
-static void *upgrade_main(void *arg)
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds of one derive-shaped operation in f (entry, power, exit), the
+ * best of three. */
+static double derive_time(const mns_field *f, const mpz_t base, const mpz_t e)
+{
+    uint64_t *el = calloc(mns_field_limbs(f), sizeof *el);
+    double best = 1e30;
+    mpz_t out;
+    mpz_init(out);
+    for (int i = 0; i < 3 && el; i++) {
+        double t0 = now_s();
+        mns_field_set_mpz(f, el, base);
+        mns_field_powm(f, el, el, e);
+        mns_field_get_mpz(f, out, el);
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    mpz_clear(out);
+    free(el);
+    return best;
+}
+
+/* The "auto" field is kept only if it derives faster than the quick one:
+ * "auto" follows the tuning table's full-length exponentiations, while a
+ * DH exponent has a few hundred bits and the entry and exit weigh more
+ * (on the Zen 3, pmns-mp at 3072-8192 bits: 2-4x slower than mont). */
+static int auto_is_faster(const mns_dh_group *grp, const mns_field *fast, const mns_field *quick)
+{
+    mpz_t base, e;
+    mpz_inits(base, e, NULL);
+    mpz_sub_ui(base, grp->p, 3);
+    long bits = grp->keylen > 0 ? grp->keylen : 2 * BN_security_bits((int)mpz_sizeinbase(grp->p, 2), -1);
+    mpz_setbit(e, (mp_bitcnt_t)bits);
+    mpz_sub_ui(e, e, 1);
+    double tf = 1e30, tq = 1e30;
+    for (int r = 0; r < 3; r++) { /* alternating, so a change of load hits both */
+        double a = derive_time(fast, base, e), b = derive_time(quick, base, e);
+        tf = a < tf ? a : tf;
+        tq = b < tq ? b : tq;
+    }
+    mpz_clears(base, e, NULL);
+    return tf < 0.95 * tq;
+}
+
+static mns_field *make_fast(const mns_dh_group *grp)
+{
+    mns_field *f = NULL;
+    return mns_field_new(&f, grp->p, "auto:op=exp") == MNS_OK ? f : NULL;
+}
+
+static void *upgrade_thread(void *arg)
 {
     mns_dh_group *grp = arg;
-    mns_field *f = NULL;
-    if (mns_field_new(&f, grp->p, "auto:op=exp") == MNS_OK)
+    mns_field *f = make_fast(grp), *quick = atomic_load(&grp->quick);
+    if (f && quick && !auto_is_faster(grp, f, quick)) {
+        mns_field_free(f);
+        f = NULL;
+    }
+    pthread_mutex_lock(&grp->lock);
+    grp->up_done = 1;
+    const int orphan = grp->orphan;
+    if (!orphan && f)
         atomic_store(&grp->fast, f);
+    atomic_store(&grp->settled, 1);
+    pthread_mutex_unlock(&grp->lock);
+    if (orphan) {
+        mns_field_free(f);
+        destroy(grp);
+    }
     return NULL;
 }
 
@@ -195,15 +283,21 @@ const mns_field *mns_dh_group_field(const mns_prov *prov, mns_dh_group *grp)
     mns_field *f = atomic_load(&grp->fast);
     if (f)
         return f;
+    if (atomic_load(&grp->settled) && (f = atomic_load(&grp->quick)))
+        return f;
     const long after = upgrade_after();
     pthread_mutex_lock(&grp->lock);
-    if (after == 0 && !atomic_load(&grp->fast))
-        upgrade_main(grp);
-    else if (after > 0 && uses >= (unsigned long)after && !atomic_load(&grp->upgrading))
-        atomic_store(&grp->upgrading, pthread_create(&grp->upgrader, NULL, upgrade_main, grp) == 0);
+    if (after == 0 && !atomic_load(&grp->fast) && !atomic_load(&grp->settled)) {
+        atomic_store(&grp->fast, make_fast(grp));
+        atomic_store(&grp->settled, 1);
+    } else if (after > 0 && uses >= (unsigned long)after && !atomic_load(&grp->upgrading)) {
+        atomic_store(&grp->upgrading, pthread_create(&grp->upgrader, NULL, upgrade_thread, grp) == 0);
+    }
     if (!(f = atomic_load(&grp->fast)) && !(f = atomic_load(&grp->quick))) {
-        if (mns_field_new(&f, grp->p, "mont") == MNS_OK)
+        if (mns_field_new(&f, grp->p, "mont") == MNS_OK) {
+            snprintf(grp->quick_desc, sizeof grp->quick_desc, "quick %s", mns_field_describe(f));
             atomic_store(&grp->quick, f);
+        }
         else
             MNS_PROV_ERR(prov, MNS_R_INTERNAL, "DH: %s", mns_last_error());
     }
@@ -237,9 +331,11 @@ int mns_dh_group_check_peer(const mns_prov *prov, const mns_dh_group *grp, const
 const char *mns_dh_group_backend(const mns_dh_group *grp)
 {
     const mns_field *f = atomic_load(&grp->fast);
-    if (!f)
-        f = atomic_load(&grp->quick);
-    return f ? mns_field_describe(f) : "(no field yet)";
+    if (f)
+        return mns_field_describe(f);
+    if (!atomic_load(&grp->quick))
+        return "(no field yet)";
+    return atomic_load(&grp->settled) ? mns_field_describe(atomic_load(&grp->quick)) : grp->quick_desc;
 }
 
 int mns_dh_group_power(const mns_prov *prov, mns_dh_group *grp, mpz_t out, const mpz_t base,

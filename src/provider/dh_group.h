@@ -5,8 +5,10 @@
  *   - first an mns_field "mont" (made in microseconds), so one derive in a
  *     short-lived program pays no parameter generation;
  *   - after MNS_PROV_DH_UPGRADE_AFTER uses, a thread makes the "auto" field
- *     (op=exp: the tuning table's exponentiation rows) and later uses take
- *     it; MNS_PROVIDER_DH_UPGRADE sets the count (0: at once, -1: never).
+ *     (op=exp: the tuning table's exponentiation rows), times a derive in
+ *     both, and later uses take it if it is faster;
+ *     MNS_PROVIDER_DH_UPGRADE sets the count (0: "auto" at once, untimed;
+ *     -1: never).
  * The cache lives until the last provider instance is unloaded. */
 #ifndef MNS_PROVIDER_DH_GROUP_H
 #define MNS_PROVIDER_DH_GROUP_H
@@ -27,8 +29,10 @@ typedef struct mns_dh_group {
     pthread_mutex_t lock;
     _Atomic(mns_field *) quick, fast;
     atomic_ulong uses;
-    atomic_int upgrading;
+    atomic_int upgrading, settled; /* thread started; the field choice is final */
     pthread_t upgrader;
+    int up_done, orphan; /* under lock: the thread ended; the group was freed before */
+    char quick_desc[160]; /* "quick " and the quick field's describe() */
     struct mns_dh_group *next;
 } mns_dh_group;
 
@@ -52,7 +56,7 @@ int mns_dh_group_check_peer(const mns_prov *prov, const mns_dh_group *grp, const
  * set_mpz / get_mpz); 0 on failure, error raised. */
 int mns_dh_group_power(const mns_prov *prov, mns_dh_group *grp, mpz_t out, const mpz_t base,
                        const mpz_t e);
-/* The field's describe() text. */
+/* The field's describe() text; "quick ..." while the choice is pending. */
 const char *mns_dh_group_backend(const mns_dh_group *grp);
 
 #endif /* MNS_PROVIDER_DH_GROUP_H */

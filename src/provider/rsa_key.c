@@ -24,12 +24,8 @@ mns_prov_rsa *mns_prov_rsa_new(mns_prov *prov)
 
 void mns_prov_rsa_up_ref(mns_prov_rsa *key) { atomic_fetch_add(&key->refs, 1); }
 
-void mns_prov_rsa_free(mns_prov_rsa *key)
+static void destroy(mns_prov_rsa *key)
 {
-    if (!key || atomic_fetch_sub(&key->refs, 1) != 1)
-        return;
-    if (atomic_load(&key->upgrading))
-        pthread_join(key->upgrader, NULL);
     mns_rsa_free(atomic_load(&key->full));
     mns_prov_crt_free(atomic_load(&key->quick));
     mpz_clears(key->n, key->e, NULL);
@@ -41,6 +37,27 @@ void mns_prov_rsa_free(mns_prov_rsa *key)
     }
     pthread_mutex_destroy(&key->lock);
     free(key);
+}
+
+/* A running upgrade can take seconds (parameter generation): the last
+ * reference leaves the key to it, and the thread frees the key when it is
+ * done, so that neither this call nor the program's exit waits. */
+void mns_prov_rsa_free(mns_prov_rsa *key)
+{
+    if (!key || atomic_fetch_sub(&key->refs, 1) != 1)
+        return;
+    pthread_mutex_lock(&key->lock);
+    const int running = atomic_load(&key->upgrading) && !key->up_done;
+    const pthread_t th = key->upgrader;
+    key->orphan = running;
+    pthread_mutex_unlock(&key->lock);
+    if (running) {
+        pthread_detach(th);
+        return;
+    }
+    if (atomic_load(&key->upgrading))
+        pthread_join(th, NULL);
+    destroy(key);
 }
 
 size_t mns_prov_rsa_bytes(const mns_prov_rsa *key) { return (mpz_sizeinbase(key->n, 2) + 7) / 8; }
@@ -114,12 +131,23 @@ int mns_prov_rsa_complete(mns_prov_rsa *key)
     return 1;
 }
 
-static void *upgrade_main(void *arg)
+static void make_full(mns_prov_rsa *key)
 {
-    mns_prov_rsa *key = arg;
     mns_rsa *r = NULL;
     if (mns_rsa_new(&r, key->n, key->e, key->d, (const mpz_t *)key->p, key->k, "auto") == MNS_OK)
         atomic_store(&key->full, r);
+}
+
+static void *upgrade_thread(void *arg)
+{
+    mns_prov_rsa *key = arg;
+    make_full(key);
+    pthread_mutex_lock(&key->lock);
+    key->up_done = 1;
+    const int orphan = key->orphan;
+    pthread_mutex_unlock(&key->lock);
+    if (orphan)
+        destroy(key);
     return NULL;
 }
 
@@ -143,9 +171,9 @@ static int prepare(mns_prov_rsa *key, unsigned long uses)
     int ok = 1;
     pthread_mutex_lock(&key->lock);
     if (after == 0 && !atomic_load(&key->full)) {
-        upgrade_main(key);
+        make_full(key);
     } else if (after > 0 && uses >= (unsigned long)after && !atomic_load(&key->upgrading)) {
-        atomic_store(&key->upgrading, pthread_create(&key->upgrader, NULL, upgrade_main, key) == 0);
+        atomic_store(&key->upgrading, pthread_create(&key->upgrader, NULL, upgrade_thread, key) == 0);
     }
     if (!atomic_load(&key->full) && !atomic_load(&key->quick)) {
         mns_prov_crt *q = NULL;

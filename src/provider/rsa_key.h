@@ -33,6 +33,7 @@ typedef struct mns_prov_rsa {
     _Atomic(mns_rsa *) full;
     atomic_int upgrading; /* the thread below was started */
     pthread_t upgrader;
+    int up_done, orphan; /* under lock: the thread ended; the key was freed before */
     atomic_ulong uses;
 } mns_prov_rsa;
 
