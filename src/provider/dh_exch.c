@@ -3,7 +3,12 @@
  * (2 <= y <= p - 2 and in the subgroup of order q); a secret of 1 is
  * refused too. The output is the big-endian secret without its leading
  * zero bytes, or padded to the size of p with "pad" = 1 (what TLS 1.3
- * asks for). Every successful derive counts in "mns-dh-derives". */
+ * asks for). Every successful derive counts in "mns-dh-derives".
+ * Constant time: the power is mns_field_powm, constant time for the bit
+ * length of x, which is fixed for keys mns generates (dh_gen.c) but is
+ * that of x for imported keys (what leaks is the count of x's leading zero
+ * bits); the secret leaves the field through mns_field_get_mpz, which is
+ * not constant time. */
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/core_names.h>
