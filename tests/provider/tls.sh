@@ -35,16 +35,25 @@ $OSSL genpkey -genparam -algorithm DH -pkeyopt group:ffdhe2048 -out "$W/ffdhe204
 # handshake NAME "SERVER OPTIONS" "CLIENT OPTIONS" CLIENT-PATTERN MIN-SERVER-RSA MIN-SERVER-DH MIN-CLIENT-DH
 handshake() {
     name=$1
-    port=$(free_port)
-    : >"$W/srv.stats"
-    : >"$W/cli.stats"
-    MNS_PROVIDER_STATS="$W/srv.stats" timeout 60 $OSSL s_server $MNS -accept 127.0.0.1:$port \
-        -www -cert "$W/cert.pem" -key "$W/key.pem" -naccept 1 $2 >"$W/srv.out" 2>&1 &
-    srv_pid=$!
-    i=0
-    while ! grep -q ACCEPT "$W/srv.out" 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
+    # a port found free may be taken before s_server binds it (a shared
+    # machine): up to three ports
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        : >"$W/srv.stats"
+        : >"$W/cli.stats"
+        : >"$W/srv.out" # here, not by the background job's redirection: the wait reads it
+        MNS_PROVIDER_STATS="$W/srv.stats" timeout 60 $OSSL s_server $MNS -accept 127.0.0.1:$port \
+            -www -cert "$W/cert.pem" -key "$W/key.pem" -naccept 1 $2 >"$W/srv.out" 2>&1 &
+        srv_pid=$!
+        i=0
+        while ! grep -q ACCEPT "$W/srv.out" && kill -0 $srv_pid 2>/dev/null && [ $i -lt 100 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        grep -q ACCEPT "$W/srv.out" && break
+        kill $srv_pid 2>/dev/null
+        wait $srv_pid
+        srv_pid=
     done
     printf 'GET / HTTP/1.0\r\n\r\n' | MNS_PROVIDER_STATS="$W/cli.stats" timeout 30 $OSSL s_client \
         $MNS -connect 127.0.0.1:$port -servername localhost -ign_eof $3 >"$W/cli.out" 2>&1
