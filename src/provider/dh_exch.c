@@ -75,7 +75,7 @@ static int exch_set_peer(void *vc, void *vpeer)
 {
     exch_ctx *c = vc;
     mns_prov_dh *p = vpeer;
-    if (!p || !p->has_pub || !p->grp || mpz_cmp(p->grp->p, c->key->grp->p) != 0 ||
+    if (!c->key || !p || !p->has_pub || !p->grp || mpz_cmp(p->grp->p, c->key->grp->p) != 0 ||
         mpz_cmp(p->grp->g, c->key->grp->g) != 0) {
         MNS_PROV_ERR(c->prov, MNS_R_BAD_PEER, "DH: peer key missing or on another group");
         return 0;
