@@ -11,7 +11,9 @@
 #include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/objects.h>
 #include <openssl/params.h>
+#include <openssl/x509.h>
 
 #include "provider/rsa_pad.h"
 
@@ -314,10 +316,33 @@ static const OSSL_PARAM *sig_settable(void *vc, void *provctx)
     return settable;
 }
 
+/* The DER AlgorithmIdentifier of a PKCS#1 v1.5 signature (what X.509
+ * signing asks for): the <digest>WithRSAEncryption OID and NULL. PSS has
+ * none here (its parameters are not encoded), so X.509 signing with PSS
+ * stays with the default provider. */
+static int algorithm_id(const sig_ctx *c, OSSL_PARAM *p)
+{
+    int sig_nid = NID_undef;
+    unsigned char *der = NULL;
+    if (c->pad != RSA_PKCS1_PADDING || !c->md ||
+        !OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(c->md), NID_rsaEncryption))
+        return 0;
+    X509_ALGOR *alg = X509_ALGOR_new();
+    int len = alg && X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), V_ASN1_NULL, NULL)
+                  ? i2d_X509_ALGOR(alg, &der)
+                  : -1;
+    int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+    OPENSSL_free(der);
+    X509_ALGOR_free(alg);
+    return ok;
+}
+
 static int sig_get_ctx_params(void *vc, OSSL_PARAM params[])
 {
     sig_ctx *c = vc;
     OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) && !algorithm_id(c, p))
+        return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_PAD_MODE)) &&
         !(p->data_type == OSSL_PARAM_INTEGER
               ? OSSL_PARAM_set_int(p, c->pad)
@@ -333,6 +358,7 @@ static int sig_get_ctx_params(void *vc, OSSL_PARAM params[])
 }
 
 static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
     OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL),
