@@ -115,7 +115,9 @@ static void decrypt_round(EVP_PKEY *km, EVP_PKEY *kd, size_t nbytes, const char 
     static const int pads[] = {RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_PADDING, RSA_NO_PADDING};
     static const char *const oaep_md[] = {"SHA1", "SHA256", "SHA512"};
     for (int i = 0; i < 3; i++) {
-        unsigned char m[1100], c[1100], d[1100];
+        /* zeroed: the constant-time decoders select between the message and
+         * the buffer's old bytes, which valgrind would see as read */
+        unsigned char m[1100] = {0}, c[1100] = {0}, d[1100] = {0};
         size_t ml = pads[i] == RSA_NO_PADDING ? nbytes : 1 + mt_below(32);
         size_t cl = sizeof c, dl = sizeof d;
         const char *md = oaep_md[mt_below(3)];
