@@ -227,7 +227,7 @@ void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, cons
     }
 }
 
-/* The fault check's share in this channel (rsa.c check_ok): x^e = in
+/* The fault check's share in this channel (check.c): x^e = in
  * (mod p_i), with x the reconstructed result (public, nn words, < n) and
  * in mod p_i still in the scratch's first pn words from this call's
  * mns_rsa_channel_in. x mod p_i by mpn_sec_div_r, set_words, the public

@@ -45,6 +45,7 @@
 
 #include "core/clock.h"
 #include "core/cpu.h"
+#include "core/deadline.h"
 #include "core/error.h"
 #include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
@@ -89,7 +90,7 @@ static int remake_like(mns_rsa_channel *out, const mns_rsa_channel *o, const mns
  * explicit spec: channel i (odd) is made again with channel i - 1's (n, s),
  * or, if that set does not exist for its prime ("the bounds do not hold"),
  * channel i - 1 with channel i's. Whether the pair pays is still measured
- * (probe_pairs in rsa.c). */
+ * (mns_rsa_probe_pairs in plan.c). */
 void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
 {
     mns_rsa_channel *a = &key->ch[i - 1], *b = &key->ch[i], t;
@@ -166,7 +167,7 @@ static void unit_clear(unit *u)
     u->block = NULL;
 }
 
-/* What a call's job does (rsa.c channel_job), on a public input. */
+/* What a call's job does (private.c channel_job), on a public input. */
 static double unit_run(unit *u, const mp_limb_t *in, size_t nn)
 {
     const mns_rsa_channel *a = u->a, *b = u->b;
@@ -210,7 +211,8 @@ static void time_units(unit *u, int m, size_t nn)
         in[w] = 0x9e3779b97f4a7c15ull * (w + 1);
     for (int i = 0; i < m; i++)
         (void)unit_run(&u[i], in, nn);
-    for (int blk = 0; blk < BLOCKS; blk++)
+    /* a key being freed stops the timing (core/deadline.h); its plan is dropped */
+    for (int blk = 0; blk < BLOCKS && !mns_deadline_passed(); blk++)
         for (int r = 0; r < ROUNDS; r++)
             for (int i = 0; i < m; i++) {
                 double t = unit_run(&u[i], in, nn);
@@ -228,7 +230,7 @@ static void time_units(unit *u, int m, size_t nn)
 
 /* Pair j of a key with an explicit spec: time of the pair through
  * mns_field_powm_x2 over the time of its two channels one after the other,
- * both as whole jobs (probe_pairs in rsa.c decides with it); 0 if the
+ * both as whole jobs (mns_rsa_probe_pairs in plan.c decides with it); 0 if the
  * timing could not run (out of memory). */
 double mns_rsa_pair_ratio(const mns_rsa *key, int j)
 {
@@ -294,7 +296,7 @@ static const char *alt_spec(const mns_rsa_channel *c)
     if (!mns_cpu_has_ifma()) {
         if (!on_backend(c, "mont"))
             return "mont";
-        return c->pn > RSA_ALT_PMNS_ABOVE_WORDS ? "pmns-mp:delta=0" : NULL; /* delta=0: rsa.c's "auto" */
+        return c->pn > RSA_ALT_PMNS_ABOVE_WORDS ? "pmns-mp:delta=0" : NULL; /* delta=0: as ready.c's "auto" */
     }
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
