@@ -14,7 +14,7 @@
  *     sum of table entries v * 2^(b k) selected with masks over the whole
  *     row (mns_ct_select). Only mul, add, reduce: constant time by contract.
  *   - Exit: the backend's constant-time get_words where it has one (every
- *     backend but mpart: mont, rns, and the PMNS families since session 4).
+ *     backend but mpart: mont, rns and the PMNS families).
  *     Otherwise the result Y is multiplied by U, the element of a secret random
  *     u drawn when the key was made, so get_mpz only ever sees s_i u mod p_i,
  *     which nobody without u and p_i can predict; the mask is removed with

@@ -75,7 +75,7 @@ int mns_rsa_check_ok(const mns_rsa *key, mns_rsa_slot *sl, int threads)
         /* x^e = in mod every p_i, i.e. mod n (distinct primes); on more
          * than one thread also for the 2-prime keys below 4096 bits, whose
          * serial check in the field of n kept RSA-3072 at 1.62-1.81x one
-         * thread on 2 threads (quiet machine, session 5) */
+         * thread on 2 threads on a quiet machine) */
         check_call cc;
         cc.key = key;
         cc.sl = sl;

@@ -18,6 +18,8 @@ void mns_rsa_plan_free(mns_rsa *key)
         mns_rsa_slot_clear(key, &key->slot);
     pthread_mutex_destroy(&key->slot_lock);
     pthread_mutex_destroy(&key->tune_lock);
+    pthread_mutex_destroy(&key->join_lock);
+    pthread_cond_destroy(&key->tune_cv);
     for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
         mns_rsa_channel_clear(&key->ch[i]);
     mns_field_free(key->fn);
@@ -219,6 +221,8 @@ mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const m
     key->nbytes = (mpz_sizeinbase(n, 2) + 7) / 8;
     pthread_mutex_init(&key->slot_lock, NULL);
     pthread_mutex_init(&key->tune_lock, NULL);
+    pthread_mutex_init(&key->join_lock, NULL);
+    pthread_cond_init(&key->tune_cv, NULL);
     mns_status st = plan_channels(key, d, primes, spec, kind);
     /* the tuned plan: backends, order and pairs by timing every option (choose.c) */
     if (st == MNS_OK && kind == MNS_RSA_PLAN_TUNED)
@@ -251,7 +255,7 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
 {
     mns_status st = mns_rsa_new_held_(out, n, e, d, primes, k, spec);
     if (st == MNS_OK)
-        mns_rsa_tune_start_(*out, d, primes);
+        mns_rsa_tune_arm_(*out, d, primes);
     return st;
 }
 

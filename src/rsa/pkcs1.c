@@ -104,6 +104,7 @@ mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const c
         return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: threads must be >= 1 (got %d)",
                          threads);
     /* everything below works in the call slot of the key's current plan: no allocation */
+    const mns_rsa *handle = key;
     key = mns_rsa_now(key);
     int own;
     mns_rsa_slot *sl = mns_rsa_slot_take(key, &own);
@@ -127,6 +128,7 @@ mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const c
         for (size_t i = 0; i < em_len; i++)
             sig[em_len - 1 - i] = (unsigned char)(sl->x[i / 8] >> (8 * (i % 8)));
     mns_rsa_slot_give(key, sl, own);
+    mns_rsa_tune_kick_(handle); /* after the signature: the first one is not slowed */
     return st;
 }
 

@@ -201,5 +201,8 @@ mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, in
 
 mns_status mns_rsa_private(const mns_rsa *key, mpz_t out, const mpz_t in, int threads)
 {
-    return mns_rsa_private_ex_(key, out, in, threads, MNS_RSA_THREADS_POOL, -1, 0);
+    mns_status st = mns_rsa_private_ex_(key, out, in, threads, MNS_RSA_THREADS_POOL, -1, 0);
+    if (key)
+        mns_rsa_tune_kick_(key); /* after the result: the first call is not slowed */
+    return st;
 }

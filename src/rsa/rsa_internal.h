@@ -145,6 +145,11 @@ typedef struct mns_rsa_slot {
  *     use from the moment it is published. */
 typedef enum { MNS_RSA_PLAN_EXPLICIT, MNS_RSA_PLAN_START, MNS_RSA_PLAN_TUNED } mns_rsa_plan_kind;
 
+/* A key's background tuning: none (explicit spec, nothing to win, no
+ * thread to be had), armed (the tuner sleeps until the first call), started
+ * (woken: working, or done). */
+typedef enum { MNS_RSA_TUNE_NONE, MNS_RSA_TUNE_ARMED, MNS_RSA_TUNE_STARTED } mns_rsa_tune_state;
+
 struct mns_rsa {
     int k;
     mns_rsa_plan_kind kind;
@@ -155,13 +160,14 @@ struct mns_rsa {
     struct mns_rsa *cur;
     struct mns_rsa *tuned; /* owned; NULL until published */
     /* the background tuning (ready.c): cancel is set by mns_rsa_free (the
-     * generator and the timing give up), tuning = a thread to join,
-     * tune_lock makes the join happen once; td, tp: copies of d and the
-     * primes for the tuner, wiped when it ends */
+     * generator and the timing give up); td, tp: copies of d and the primes
+     * for the tuner, wiped when it ends */
     int cancel;
-    int tuning;
+    int tune_state;     /* mns_rsa_tune_state (atomic; changed under tune_lock) */
+    int tuning;         /* a tuner thread to join */
     pthread_t tuner;
-    pthread_mutex_t tune_lock;
+    pthread_mutex_t tune_lock, join_lock;
+    pthread_cond_t tune_cv; /* the armed tuner sleeps on it */
     mpz_t td, tp[MNS_RSA_MAX_PRIMES];
     /* restrictions set by mns_rsa_restrict (MNS_RSA_PSS_ONLY) */
     unsigned flags;
@@ -170,7 +176,7 @@ struct mns_rsa {
     mpz_t n, e;
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
-    /* pairs for interleaving (issue 8 item 3): channels 2j and 2j + 1 when
+    /* pairs for interleaving: channels 2j and 2j + 1 when
      * their fields can share mns_field_powm_x2 (src/field/field_internal.h):
      * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
      * calls on fewer threads than channels pair them: where the pair ran
@@ -255,9 +261,15 @@ mns_status mns_rsa_new_held_(mns_rsa **key, const mpz_t n, const mpz_t e, const 
 /* The starting plan's channels: every prime on a backend that needs no
  * parameter generation (mont-ifma with IFMA, else mont). */
 mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes);
-/* Starts the tuning thread of a START plan (or tunes in this thread if no
- * thread can be had); d and primes are copied. */
+/* Arms the tuning of a START plan that can gain from it: d and primes
+ * copied, the tuner thread created asleep; the key's first call wakes it
+ * (mns_rsa_tune_kick_). */
+void mns_rsa_tune_arm_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* Test entry: arms and wakes at once. */
 void mns_rsa_tune_start_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* At the end of every call on the key: wakes an armed tuner (one atomic
+ * load otherwise). */
+void mns_rsa_tune_kick_(const mns_rsa *key);
 /* Cancels the tuning and joins its thread (mns_rsa_free). */
 void mns_rsa_tune_stop_(mns_rsa *key);
 
