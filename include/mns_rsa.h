@@ -10,10 +10,13 @@
  * with MNS_EINVAL and a message in mns_last_error()):
  *   - 2 <= k <= 8 distinct odd primes (BPSW-probable primes) whose product is n;
  *   - e >= 3, 0 < d < n, e d = 1 mod lcm(p_i - 1).
- * A key is immutable after creation and may be used from several threads at
- * once; the only internal state that changes is its thread pool (k - 1
- * workers, created with the key), which is locked (a call that finds it
- * busy runs on threads of its own).
+ * A key may be used from several threads at once. What changes inside it:
+ * its thread pool (k - 1 workers, created with the key), which is locked (a
+ * call that finds it busy runs on threads of its own); for an "auto" key,
+ * the channels that serve calls, switched once, atomically, from the
+ * starting ones to the tuned ones (each call runs wholly on one set, and
+ * the result is the same on both); and the pairs of the tuned channels,
+ * decided again while the key is used.
  *
  * Constant time (see docs/rsa.md for exactly what is covered): the
  * reduction of `in` mod p_i, its entry into the field, the exponentiation
