@@ -133,10 +133,10 @@ static void *signer_run(void *arg)
     return NULL;
 }
 
-static void test_switch_under_load(void)
+static void test_switch_under_load(size_t bits)
 {
     rsa_test_key t;
-    rsa_test_key_make(&t, 1024, 2, mt_rand);
+    rsa_test_key_make(&t, bits, 2, mt_rand);
     mns_rsa *key;
     mns_status st = mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, 2, NULL);
     MT_CHECK(st == MNS_OK, "switch: mns_rsa_new: %s", mns_last_error());
@@ -369,15 +369,16 @@ int main(int argc, char **argv)
     test_tiny();
     test_pseudoprime();
     test_pss_only();
-    test_start_then_tuned(1024, 2);
-    test_start_then_tuned(1536, 3);
+    /* --quick (valgrind): 512-bit keys, whose tuning is short even there */
+    test_start_then_tuned(quick ? 512 : 1024, 2);
+    test_start_then_tuned(quick ? 768 : 1536, 3);
     if (!quick) {
         test_start_then_tuned(2048, 2);
         test_start_then_tuned(2048, 4);
         test_start_then_tuned(3072, 2);
     }
-    test_switch_under_load();
-    test_free_while_tuning(1024);
+    test_switch_under_load(quick ? 512 : 1024);
+    test_free_while_tuning(quick ? 512 : 1024);
     if (!quick)
         test_free_while_tuning(4096);
     return mt_finish();
