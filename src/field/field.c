@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/cpu.h"
 #include "core/error.h"
 #include "field/field_internal.h"
 #include "core/opts.h"
 #include "field/tune.h"
 #include "exp/exp.h"
 #include "mns_tune.h"
+#include "mont52_mb/mb52.h"
 
 struct mns_field {
     /* hot operations first, copied out of ops so a call costs one load */
@@ -22,6 +24,11 @@ struct mns_field {
     void *ctx;
     mns_backend_inst inst;
     mpz_t p;
+    /* the lane kernel of the batch calls (src/field/batch.c), NULL where
+     * none applies; lanes_native: the backend's elements are its lane
+     * digits (mont-ifma) */
+    mns_mb52_ctx *lanes;
+    int lanes_native;
     char describe[MNS_DESCRIBE_MAX + 640];
 };
 
@@ -216,9 +223,27 @@ mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
     f->sqr = f->inst.ops->sqr;
     f->add = f->inst.ops->add;
     f->sub = f->inst.ops->sub;
+    f->lanes_native = mns_mont52_is(&f->inst);
+    /* the IFMA lanes where the CPU has them: without, the batch calls loop
+     * over the single ones, which the portable lanes would not beat */
+    if (mns_cpu_has_ifma())
+        mns_field_lanes_use_(f, MNS_MB52_IFMA);
     *out = f;
     return MNS_OK;
 }
+
+mns_status mns_field_lanes_use_(mns_field *f, int kernel)
+{
+    mns_mb52_free(f->lanes);
+    f->lanes = NULL;
+    if (kernel < 0 || mpz_sizeinbase(f->p, 2) > MNS_MB52_MAX_BITS)
+        return MNS_OK;
+    return mns_mb52_new(&f->lanes, f->p, (mns_mb52_kernel)kernel);
+}
+
+const mns_mb52_ctx *mns_field_lanes(const mns_field *f) { return f->lanes; }
+
+int mns_field_lanes_native(const mns_field *f) { return f->lanes_native; }
 
 void mns_field_free(mns_field *f)
 {
@@ -226,6 +251,7 @@ void mns_field_free(mns_field *f)
         return;
     if (f->inst.ops && f->inst.ops->destroy)
         f->inst.ops->destroy(f->inst.ctx);
+    mns_mb52_free(f->lanes);
     mpz_clear(f->p);
     free(f);
 }
