@@ -21,8 +21,6 @@ static mp_limb_t *limbs_of(const mpz_t a, size_t words)
     return r;
 }
 
-static void slot_clear(const mns_rsa *key, mns_rsa_slot *sl);
-static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl);
 static void plan_pairs(mns_rsa *key);
 static void probe_pairs(mns_rsa *key);
 static void check_field(mns_rsa *key);
@@ -68,7 +66,7 @@ void mns_rsa_free(mns_rsa *key)
         return;
     mns_rsa_pool_free(key->pool);
     if (key->slot_ready)
-        slot_clear(key, &key->slot);
+        mns_rsa_slot_clear(key, &key->slot);
     pthread_mutex_destroy(&key->slot_lock);
     for (int i = 0; i < MNS_RSA_MAX_PRIMES; i++)
         mns_rsa_channel_clear(&key->ch[i]);
@@ -404,7 +402,7 @@ mns_status mns_rsa_new(mns_rsa **out, const mpz_t n, const mpz_t e, const mpz_t 
         plan_pairs(key);
     if (st == MNS_OK)
         check_field(key);
-    if (st == MNS_OK && (st = slot_init(key, &key->slot)) == MNS_OK) {
+    if (st == MNS_OK && (st = mns_rsa_slot_init(key, &key->slot)) == MNS_OK) {
         key->slot_ready = 1;
         if (!key->chosen)
             probe_pairs(key);
@@ -588,7 +586,7 @@ static void probe_pairs(mns_rsa *key)
 
 static size_t words_of_bytes(size_t bytes) { return (bytes + 7) / 8; }
 
-static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl)
+mns_status mns_rsa_slot_init(const mns_rsa *key, mns_rsa_slot *sl)
 {
     const int k = key->k;
     size_t words = key->nn + key->xn + mns_rsa_crt_scratch(key) + words_of_bytes(key->nbytes) +
@@ -625,7 +623,7 @@ static mns_status slot_init(const mns_rsa *key, mns_rsa_slot *sl)
     return MNS_OK;
 }
 
-static void slot_clear(const mns_rsa *key, mns_rsa_slot *sl)
+void mns_rsa_slot_clear(const mns_rsa *key, mns_rsa_slot *sl)
 {
     if (!sl->block)
         return;
@@ -649,7 +647,7 @@ mns_rsa_slot *mns_rsa_slot_take(const mns_rsa *ckey, int *own)
     mns_rsa_slot *sl = malloc(sizeof *sl);
     if (!sl)
         return NULL;
-    if (slot_init(key, sl) != MNS_OK) {
+    if (mns_rsa_slot_init(key, sl) != MNS_OK) {
         free(sl);
         return NULL;
     }
@@ -661,7 +659,7 @@ void mns_rsa_slot_give(const mns_rsa *ckey, mns_rsa_slot *sl, int own)
 {
     mns_rsa *key = (mns_rsa *)ckey;
     if (own) {
-        slot_clear(key, sl);
+        mns_rsa_slot_clear(key, sl);
         free(sl);
         return;
     }
@@ -816,6 +814,11 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
         size_t bit = fault_bit % (64 * key->ch[fault_channel].pn);
         sl->s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
     }
+    return mns_rsa_finish_slot(key, sl, threads);
+}
+
+mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads)
+{
     mns_rsa_crt(key, sl->x, sl->s, sl->crt);
     /* the result is the signature: public from here (a faulty one is never
      * returned; only the check's time depends on it) */
