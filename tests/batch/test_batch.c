@@ -362,11 +362,14 @@ static void test_front(const char *spec, size_t bits, mt_mod_kind kind)
     mpz_clear(p);
 }
 
-int main(void)
+/* argument "kernels": part 1 only (a quick IFMA-against-twin check) */
+int main(int argc, char **argv)
 {
     mt_init("test_batch");
     printf("lanes by default: %s\n", mns_cpu_has_ifma() ? "ifma" : "none (the single calls)");
     test_kernels();
+    if (argc > 1 && strcmp(argv[1], "kernels") == 0)
+        return mt_finish();
     static const size_t sizes[] = {256, 384, 1024, 2048};
     static const char *const specs[] = {"mont-ifma:kernel=generic", "mont", "pmns", "rns", "auto"};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
