@@ -8,7 +8,7 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-py deps-pytest build python check check-c check-python check-sanitize \
+.PHONY: all deps deps-py deps-mb deps-pytest build python check check-c check-python check-sanitize \
 	check-slow check-ifma-emu check-tune tune bench bench-full bench-provider install clean
 
 all: build
@@ -18,6 +18,9 @@ deps:
 
 deps-py:
 	@MNS_PY_MODULES="matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
+
+deps-mb:
+	@MNS_DEPS_PYTHON=0 MNS_DEPS_CRYPTO_MB=1 PYTHON=$(PYTHON) sh scripts/install-deps.sh
 
 deps-pytest:
 	@MNS_PY_MODULES="cffi pytest hypothesis cryptography matplotlib" PYTHON=$(PYTHON) sh scripts/install-deps.sh
@@ -82,7 +85,7 @@ tune: build
 	MNS_CPU=generic $(BUILD)/bench/mns-tune --pm --out tune/generic.txt --csv tune/generic.csv > tune/generic.summary
 	$(PYTHON) tune/plot.py tune/generic.csv docs/auto-generic.png
 
-bench: build deps-py
+bench: deps-mb build deps-py
 	@mkdir -p bench-out
 	$(BUILD)/bench/mns-bench --json bench-out/bench.json
 	$(PYTHON) bench/plot.py bench-out/bench.json bench-out/bench.png

@@ -13,6 +13,7 @@
 
 #include "backends.h"
 #include "field_api.h"
+#include "batch.h"
 #include "baselines.h"
 #include "primes.h"
 #include "run.h"
@@ -435,6 +436,8 @@ static void usage(FILE *out)
             "  --seed N            seed of primes and data (default %lu: shipped primes)\n"
             "  --threads N         for multi-threaded backends (accepted, recorded, unused)\n"
             "  --json FILE         write every figure and the metadata as JSON\n"
+            "  --batch-section X   on (default), off, or only: the batch calls in groups of 8\n"
+            "                      against single calls, OpenSSL, crypto_mb, IPP (docs/batch.md)\n"
             "  --moduli KIND       random (default: the primes above) or pseudo-mersenne\n"
             "                      (2^255-19, secp256k1, P-384, Curve448, P-521 at their sizes,\n"
             "                      else the largest prime below 2^bits; for sor)\n"
@@ -485,6 +488,7 @@ int main(int argc, char **argv)
     run.seed = MB_DEFAULT_SEED;
     run.threads = 1;
     run.baselines = 3;
+    run.batch_section = 1;
     memcpy(run.sizes, default_sizes, sizeof default_sizes);
     run.nsizes = sizeof default_sizes / sizeof default_sizes[0];
     for (int i = 0; i < MB_NOPS; i++)
@@ -494,7 +498,7 @@ int main(int argc, char **argv)
                       argv[i]);
 
     enum { O_SIZES = 256, O_OPS, O_BACKENDS, O_BASELINES, O_QUICK, O_FULL, O_BUDGET,
-           O_DATASETS, O_BATCH, O_SEED, O_THREADS, O_JSON, O_GEN, O_MODULI };
+           O_DATASETS, O_BATCH, O_SEED, O_THREADS, O_JSON, O_GEN, O_MODULI, O_BATCH_SECTION };
     static const struct option longopts[] = {
         {"sizes", required_argument, 0, O_SIZES},   {"ops", required_argument, 0, O_OPS},
         {"backends", required_argument, 0, O_BACKENDS},
@@ -506,6 +510,7 @@ int main(int argc, char **argv)
         {"threads", required_argument, 0, O_THREADS},
         {"json", required_argument, 0, O_JSON},     {"gen-primes", no_argument, 0, O_GEN},
         {"moduli", required_argument, 0, O_MODULI},
+        {"batch-section", required_argument, 0, O_BATCH_SECTION},
         {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     double budget = -1;
@@ -579,6 +584,13 @@ int main(int argc, char **argv)
             if (*end || run.threads < 1) return usage(stderr), 2;
             break;
         case O_JSON: run.json_path = optarg; break;
+        case O_BATCH_SECTION:
+            run.batch_section = strcmp(optarg, "off") == 0 ? 0 : strcmp(optarg, "only") == 0 ? 2 : 1;
+            if (run.batch_section == 1 && strcmp(optarg, "on") != 0) {
+                fprintf(stderr, "mns-bench: bad --batch-section \"%s\" (on, off, only)\n", optarg);
+                return 2;
+            }
+            break;
         case O_GEN: gen = 1; break;
         case O_MODULI:
             if (strcmp(optarg, "random") != 0 && strcmp(optarg, "pseudo-mersenne") != 0) {
@@ -644,7 +656,7 @@ int main(int argc, char **argv)
      * divided by the cells left, so cheap cells (small sizes, modmul) leave
      * their unused share to the expensive ones (large modexp). */
     const double t_start = now_s();
-    for (size_t si = 0; si < run.nsizes; si++) {
+    for (size_t si = 0; si < run.nsizes && run.batch_section != 2; si++) {
         const unsigned bits = run.sizes[si];
         mpz_t p;
         mpz_init(p);
@@ -700,7 +712,13 @@ int main(int argc, char **argv)
     }
     run.elapsed_s = now_s() - t_start;
 
-    mb_report_tables(&run, stdout);
+    if (run.batch_section != 2)
+        mb_report_tables(&run, stdout);
+    if (run.batch_section) {
+        fprintf(stderr, "batch section\n");
+        mb_batch_section(&run, stdout);
+    }
+    run.elapsed_s = now_s() - t_start;
     int rc = 0;
     if (run.json_path && mb_report_json(&run, run.json_path) != 0)
         rc = 2;
@@ -716,5 +734,6 @@ int main(int argc, char **argv)
         free(run.specs[i]);
     free(run.res);
     free(run.skips);
+    free(run.batch_rows);
     return rc;
 }

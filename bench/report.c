@@ -363,6 +363,17 @@ int mb_report_json(const mb_run *run, const char *path)
         jstr(f, r->describe);
         fprintf(f, "}");
     }
+    fprintf(f, "\n  ],\n  \"batch\": [");
+    for (size_t i = 0; i < run->nbatch; i++) {
+        const mb_batch_row *b = &run->batch_rows[i];
+        fprintf(f, "%s\n    {\"op\": \"%s\", \"bits\": %u, \"impl\": ", i ? "," : "", b->op,
+                b->bits);
+        jstr(f, b->impl);
+        fprintf(f, ", \"ticks_per_op\": %.1f, \"ticks_min\": %.1f, \"ticks_max\": %.1f, \"note\": ",
+                b->per_op, b->per_op_min, b->per_op_max);
+        jstr(f, b->note);
+        fprintf(f, "}");
+    }
     fprintf(f, "\n  ],\n  \"mismatches\": %u,\n  \"elapsed_s\": %.2f\n}\n", run->mismatches,
             run->elapsed_s);
     if (fclose(f) != 0) {

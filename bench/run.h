@@ -45,6 +45,15 @@ typedef struct mb_skip {
     char why[256];
 } mb_skip;
 
+/* One figure of the batch section (bench/batch.h): ticks per operation. */
+typedef struct mb_batch_row {
+    char op[16];         /* modmul, modsqr, modexp, rsa-sign */
+    unsigned bits;
+    char impl[64];
+    double per_op, per_op_min, per_op_max; /* 0: absent (note says why) */
+    char note[160];
+} mb_batch_row;
+
 typedef struct mb_prime_info {
     unsigned bits;
     char *hex;
@@ -89,6 +98,9 @@ typedef struct mb_run {
     size_t nres, capres;
     mb_skip *skips;
     size_t nskips, capskips;
+    int batch_section;   /* --batch-section: 0 off, 1 on (default), 2 only */
+    mb_batch_row *batch_rows;
+    size_t nbatch, capbatch;
     unsigned mismatches;
     double elapsed_s;
 

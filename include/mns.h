@@ -139,6 +139,32 @@ MNS_API int mns_field_legendre(const mns_field *f, const uint64_t *a);
  * gives r = 0 and mns_last_error() says why. */
 MNS_API void mns_field_powm_var(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t e);
 
+/* Batch calls: `count` independent operations on one field, elements laid
+ * out one after another (element i at offset i * mns_field_limbs(f)), any
+ * count (0 does nothing). The results are those of the single calls (the
+ * same words for mul_n / sqr_n; for powm_n the same values, as
+ * mns_field_get_mpz reads them), with the same element contract; r may
+ * alias a or b (at the same offsets), not overlap them otherwise. Constant
+ * time as the single calls; powm_n is constant time in the bases and the
+ * exponents' values, its time depending on count and on the largest bit
+ * length among the exponents (public), not on which exponent has it (each
+ * exponent's word count is read from its mpz, as the single call does). On a CPU with AVX-512 IFMA, groups of eight run in the eight
+ * lanes of one vector (docs/batch.md says for which backends); elsewhere
+ * the calls run the single operations one after another. */
+MNS_API void        mns_field_mul_n(const mns_field *f, uint64_t *r, const uint64_t *a,
+                                    const uint64_t *b, size_t count);
+MNS_API void        mns_field_sqr_n(const mns_field *f, uint64_t *r, const uint64_t *a, size_t count);
+/* One exponent per operation, e[i] >= 0; if any is negative every r is set
+ * to 0 and mns_last_error() says which. Needs scratch of
+ * mns_field_powm_n_itch(f, largest bit length) words: on the stack up to
+ * 64 KiB, allocated above (the single calls run instead if that fails). */
+MNS_API void        mns_field_powm_n(const mns_field *f, uint64_t *r, const uint64_t *a,
+                                     const mpz_t *e, size_t count);
+/* The same with the caller's scratch: no allocation. */
+MNS_API size_t      mns_field_powm_n_itch(const mns_field *f, size_t bits);
+MNS_API void        mns_field_powm_n_scratch(const mns_field *f, uint64_t *r, const uint64_t *a,
+                                             const mpz_t *e, size_t count, uint64_t *scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,6 +104,29 @@ MNS_API mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig,
                                          const unsigned char *digest, size_t digest_len,
                                          int threads);
 
+/* Batches: count independent operations with one key, in groups of eight
+ * that run in the eight lanes of the IFMA kernels (the channels' fields'
+ * mns_field_powm_n, include/mns.h) where every channel's field has them,
+ * and as the single calls one after another otherwise. threads (>= 1):
+ * groups of eight, or single operations, share out over up to that many
+ * threads. The results are those of the single calls, each checked by its
+ * own fault check; constant time as the single calls.
+ *
+ * mns_rsa_private_n: out[i] <- in[i]^d mod n, every in[i] in [0, n)
+ * (otherwise MNS_EINVAL and nothing is computed); out[i] may alias in[i].
+ * mns_rsa_sign_pkcs1v15_n: signature i (mns_rsa_bytes(key) bytes at
+ * sig + i * mns_rsa_bytes(key)) of the digest at digest + i * digest_len,
+ * all of one hash, as mns_rsa_sign_pkcs1v15 gives it.
+ * Both return the first failure among the operations (MNS_ERANGE: a fault
+ * check failed; MNS_ENOMEM); the output of an operation that failed is
+ * untouched, those of the others are written. The batch allocates its
+ * scratch per call (a slot per operation of a group). */
+MNS_API mns_status mns_rsa_private_n(const mns_rsa *key, mpz_t *out, const mpz_t *in, size_t count,
+                                     int threads);
+MNS_API mns_status mns_rsa_sign_pkcs1v15_n(const mns_rsa *key, unsigned char *sig, const char *hash,
+                                           const unsigned char *digest, size_t digest_len,
+                                           size_t count, int threads);
+
 /* Extras. */
 /* Byte length of n (the length of a signature). */
 MNS_API size_t mns_rsa_bytes(const mns_rsa *key);

@@ -31,3 +31,19 @@ if [ "${MNS_DEPS_PYTHON:-1}" = 1 ]; then
             "$PY" -m pip install --quiet --disable-pip-version-check --break-system-packages $pymissing
     fi
 fi
+
+# Intel crypto_mb and IPP (the batch section of mns-bench compares with
+# them): the static archives and headers of the ipp-crypto-static and
+# ipp-crypto-include wheels, under Python's prefix. Optional: without them
+# (no such packages in the registry, no network) the benchmark says so.
+if [ "${MNS_DEPS_CRYPTO_MB:-0}" = 1 ]; then
+    prefix=$("$PY" -c "import sys; print(sys.prefix)")
+    if [ ! -f "$prefix/lib/libcrypto_mb.a" ] || [ ! -f "$prefix/include/ippcp.h" ]; then
+        echo "install-deps: pip install ipp-crypto-static ipp-crypto-include (crypto_mb, IPP)"
+        "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+            ipp-crypto-static ipp-crypto-include 2>/dev/null ||
+            "$PY" -m pip install --quiet --disable-pip-version-check --break-system-packages \
+                ipp-crypto-static ipp-crypto-include 2>/dev/null ||
+            echo "install-deps: crypto_mb / IPP not available here: mns-bench's batch section will skip them"
+    fi
+fi

@@ -10,6 +10,7 @@ Two rows, one column per operation:
           without reading log-scale distances off the top row.
 Results that differed from GMP's are marked with a red cross."""
 import json
+import os
 
 OPS = ["modmul", "modsqr", "modexp"]
 REF_STYLE = {"gmp": "--", "openssl": ":"}
@@ -149,6 +150,64 @@ def plot(data, path, dpi=110):
     return path
 
 
+def _batch_colour(impl):
+    if impl.startswith("mns") and "batch" in impl:
+        return "tab:blue"
+    if impl.startswith("mns"):
+        return "tab:cyan"
+    if impl.startswith("openssl"):
+        return "black"
+    return "0.55"  # crypto_mb, IPP
+
+
+def plot_batch(data, path, dpi=110):
+    """The batch section (mns-bench --batch-section): ticks per operation of
+    each implementation, one panel per operation and size; None if the
+    document has no batch figures."""
+    rows = [r for r in data.get("batch", []) if r.get("ticks_per_op", 0) > 0]
+    if not rows:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = _ordered((r["op"], r["bits"]) for r in rows)
+    ncol = min(len(groups), 7)
+    nrow = (len(groups) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(2.4 * ncol + 1, 5.4 * nrow), squeeze=False)
+    for ax in axes.flat[len(groups):]:
+        ax.set_visible(False)
+    for ax, (op, bits) in zip(axes.flat, groups):
+        mine = [r for r in rows if r["op"] == op and r["bits"] == bits]
+        xs = range(len(mine))
+        ax.bar(xs, [r["ticks_per_op"] for r in mine], color=[_batch_colour(r["impl"]) for r in mine],
+               yerr=[[r["ticks_per_op"] - r["ticks_min"] for r in mine],
+                     [r["ticks_max"] - r["ticks_per_op"] for r in mine]], capsize=2)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["impl"] for r in mine], rotation=70, ha="right", fontsize=7)
+        ax.set_title(f"{op} {bits}", fontsize=10, fontweight="bold")
+        ax.grid(True, axis="y", alpha=0.3)
+    for row in axes:
+        row[0].set_ylabel("TSC ticks per operation (groups of 8)")
+    fig.suptitle(_title(data) + "\nbatch section: per operation, 8 operations per timed call",
+                 fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def plot_file(json_path, png_path):
+    """The main figure at png_path and, where the run has a batch section,
+    its figure beside it (NAME-batch.png); a run of the batch section only
+    draws that at png_path."""
     with open(json_path) as f:
-        return plot(json.load(f), png_path)
+        data = json.load(f)
+    if not data.get("results"):
+        if plot_batch(data, png_path) is None:
+            raise ValueError("no results to plot")
+        return png_path
+    plot(data, png_path)
+    root, ext = os.path.splitext(png_path)
+    plot_batch(data, root + "-batch" + (ext or ".png"))
+    return png_path

@@ -8,6 +8,7 @@
 #include "core/backend.h"
 #include "core/ct.h"
 #include "core/ct_words.h"
+#include "core/cpu.h"
 #include "core/error.h"
 #include "field/field_impl.h"
 #include "field/field_internal.h"
@@ -15,6 +16,7 @@
 #include "field/tune.h"
 #include "exp/exp.h"
 #include "mns_tune.h"
+#include "mont52_mb/mb52.h"
 
 /* Backends, one line each. A number system adds its line here. */
 extern const mns_backend mns_backend_mont, mns_backend_mont_ifma;
@@ -211,9 +213,27 @@ mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
         mns_field_free(f);
         return st;
     }
+    f->lanes_native = mns_mont52_is(&f->inst);
+    /* the IFMA lanes where the CPU has them: without, the batch calls loop
+     * over the single ones, which the portable lanes would not beat */
+    if (mns_cpu_has_ifma())
+        mns_field_lanes_use_(f, MNS_MB52_IFMA);
     *out = f;
     return MNS_OK;
 }
+
+mns_status mns_field_lanes_use_(mns_field *f, int kernel)
+{
+    mns_mb52_free(f->lanes);
+    f->lanes = NULL;
+    if (kernel < 0 || mpz_sizeinbase(f->p, 2) > MNS_MB52_MAX_BITS)
+        return MNS_OK;
+    return mns_mb52_new(&f->lanes, f->p, (mns_mb52_kernel)kernel);
+}
+
+const mns_mb52_ctx *mns_field_lanes(const mns_field *f) { return f->lanes; }
+
+int mns_field_lanes_native(const mns_field *f) { return f->lanes_native; }
 
 void mns_field_free(mns_field *f)
 {
@@ -222,6 +242,7 @@ void mns_field_free(mns_field *f)
     if (f->inst.ops && f->inst.ops->destroy)
         f->inst.ops->destroy(f->inst.ctx);
     mns_field_api_clear(f);
+    mns_mb52_free(f->lanes);
     mpz_clear(f->p);
     free(f);
 }

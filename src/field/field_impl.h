@@ -47,6 +47,11 @@ struct mns_field {
     mns_backend_inst inst;
     mpz_t p;
     mns_field_api api;
+    /* the lane kernel of the batch calls (src/field/batch.c), NULL where
+     * none applies; lanes_native: the backend's elements are its lane
+     * digits (mont-ifma) */
+    struct mns_mb52_ctx *lanes;
+    int lanes_native;
     char describe[MNS_DESCRIBE_MAX + 640];
 };
 

@@ -49,4 +49,22 @@ void mns_field_powm_x2(const mns_field *f0, uint64_t *r0, const uint64_t *a0, co
  * a backend's kernels directly on its representation (test_mont_ifma.c). */
 const void *mns_field_backend_ctx(const mns_field *f);
 
+/* The lane kernel of the batch calls (src/mont52_mb/mb52.h), NULL where
+ * none applies (no IFMA, p above 4158 bits). */
+struct mns_mb52_ctx;
+const struct mns_mb52_ctx *mns_field_lanes(const mns_field *f);
+/* 1 if the backend's elements are lane digits as they are (mont-ifma), so
+ * the batch products run on them without leaving the field. */
+int mns_field_lanes_native(const mns_field *f);
+/* 1 if mns_field_powm_n runs batches of two or more in the lanes. */
+int mns_field_powm_n_lanes(const mns_field *f);
+/* Test entry: the batch calls of f use lane kernel `kernel` (an
+ * mns_mb52_kernel; < 0: none, the loop over single calls) from now on. Call
+ * before f is shared; MNS_ENOTSUP if that kernel cannot run here. */
+mns_status mns_field_lanes_use_(mns_field *f, int kernel);
+
+/* 1 if the backend instance is mont-ifma (src/mont52/mont52.c). */
+struct mns_backend_inst;
+int mns_mont52_is(const struct mns_backend_inst *inst);
+
 #endif

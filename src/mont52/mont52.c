@@ -16,7 +16,9 @@
 #include "core/ct.h"
 #include "core/inverse.h"
 #include "core/error.h"
+#include "field/field_internal.h"
 #include "mont52/amm52.h"
+#include "mont52/digits.h"
 
 static const uint64_t M52 = MNS_AMM52_MASK;
 
@@ -54,41 +56,14 @@ static void mpz_of_digits(const mns_amm52_ctx *c, mpz_t r, const uint64_t *a)
     }
 }
 
-/* r <- the digits of the c->words-word integer a (constant time: every
- * index depends on the sizes only) */
 static void digits_of_words(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a)
 {
-    for (size_t j = 0; j < limbs_of(c); j++) {
-        size_t bit = 52 * j, w = bit / 64, s = bit % 64;
-        uint64_t d = 0;
-        if (j < c->m && w < c->words) {
-            d = a[w] >> s;
-            if (s > 12 && w + 1 < c->words)
-                d |= a[w + 1] << (64 - s);
-        }
-        r[j] = d & M52;
-    }
+    mns_digits52_of_words(r, c->m, limbs_of(c), a, c->words);
 }
 
-/* r <- the c->words words of the value of the normalized digits a, whose
- * value is < 2^(64 words) (constant time) */
 static void words_of_digits(const mns_amm52_ctx *c, uint64_t *r, const uint64_t *a)
 {
-    for (size_t k = 0; k < c->words; k++) {
-        size_t bit = 64 * k, j = bit / 52, s = bit % 52;
-        uint64_t w = 0;
-        /* digits j, j+1 and possibly j+2 overlap word k */
-        for (size_t t = 0; t < 3; t++) {
-            size_t jj = j + t, pos = 52 * t; /* digit jj starts at bit 52 t - s of the word */
-            if (jj >= c->m || pos >= 64 + s)
-                continue;
-            if (pos >= s)
-                w |= a[jj] << (pos - s);
-            else
-                w |= a[jj] >> (s - pos);
-        }
-        r[k] = w;
-    }
+    mns_words_of_digits52(r, c->words, a, c->m);
 }
 
 /* r <- a - b over m digits; returns the borrow (1 if a < b) */
@@ -328,5 +303,7 @@ static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opt
              c->kernel, c->m, c->nv, bits);
     return MNS_OK;
 }
+
+int mns_mont52_is(const mns_backend_inst *inst) { return inst->ops == &m52_ops; }
 
 const mns_backend mns_backend_mont_ifma = {"mont-ifma", m52_create};

@@ -12,12 +12,13 @@
 #include "core/error.h"
 #include "rsa/rsa_internal.h"
 
-typedef struct digest_info {
+struct mns_rsa_digest_info {
     const char *name; /* canonical, lower case, "-" between family and size */
     size_t digest_len;
     size_t prefix_len;
     unsigned char prefix[19];
-} digest_info;
+};
+typedef mns_rsa_digest_info digest_info;
 
 /* The DigestInfo of a hash under NIST's arc 2.16.840.1.101.3.4.2 (id:
  * its last arc; RFC 8017 9.2 note 1 for SHA-2, NIST's Computer Security
@@ -74,59 +75,78 @@ static const digest_info *find_hash(const char *hash)
     return NULL;
 }
 
+mns_status mns_rsa_pkcs1_info(const mns_rsa *key, const char *who, const char *hash,
+                              size_t digest_len, const digest_info **out)
+{
+    if (key->flags & MNS_RSA_PSS_ONLY)
+        return mns_error(MNS_EINVAL, "%s: the key is restricted to RSASSA-PSS "
+                                     "(mns_rsa_restrict); PKCS#1 v1.5 signing refused",
+                         who);
+    const digest_info *di = find_hash(hash);
+    if (!di)
+        return mns_error(MNS_EINVAL,
+                         "%s: unknown hash \"%s\" (sha1, sha224, sha256, sha384, sha512, "
+                         "sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512)",
+                         who, hash);
+    if (digest_len != di->digest_len)
+        return mns_error(MNS_EINVAL, "%s: %s digest has %zu bytes, got %zu", who, di->name,
+                         di->digest_len, digest_len);
+    const size_t em_len = key->nbytes, t_len = di->prefix_len + di->digest_len;
+    if (em_len < t_len + 11)
+        return mns_error(MNS_EINVAL, "%s: a %zu-byte modulus is too short for %s (needs %zu bytes)",
+                         who, em_len, di->name, t_len + 11);
+    *out = di;
+    return MNS_OK;
+}
+
+void mns_rsa_pkcs1_in(const mns_rsa *key, const digest_info *di, const unsigned char *digest,
+                      unsigned char *em, mp_limb_t *in)
+{
+    const size_t em_len = key->nbytes, t_len = di->prefix_len + di->digest_len;
+    const size_t ps_len = em_len - t_len - 3;
+    em[0] = 0x00;
+    em[1] = 0x01;
+    memset(em + 2, 0xff, ps_len);
+    em[2 + ps_len] = 0x00;
+    memcpy(em + 3 + ps_len, di->prefix, di->prefix_len);
+    memcpy(em + 3 + ps_len + di->prefix_len, digest, di->digest_len);
+    /* OS2IP (EM < n: its first byte is 0, the length is that of n) */
+    for (size_t i = 0; i < em_len; i++)
+        in[i / 8] |= (mp_limb_t)em[em_len - 1 - i] << (8 * (i % 8));
+}
+
+void mns_rsa_pkcs1_out(const mns_rsa *key, unsigned char *sig, const mp_limb_t *x)
+{
+    const size_t em_len = key->nbytes; /* I2OSP: big-endian, x < n */
+    for (size_t i = 0; i < em_len; i++)
+        sig[em_len - 1 - i] = (unsigned char)(x[i / 8] >> (8 * (i % 8)));
+}
+
 mns_status mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *hash,
                                  const unsigned char *digest, size_t digest_len, int threads)
 {
     mns_error_clear();
     if (!key || !sig || !hash || !digest)
         return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: NULL argument");
-    if (key->flags & MNS_RSA_PSS_ONLY)
-        return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: the key is restricted to RSASSA-PSS "
-                                     "(mns_rsa_restrict); PKCS#1 v1.5 signing refused");
-    const digest_info *di = find_hash(hash);
-    if (!di)
-        return mns_error(MNS_EINVAL,
-                         "mns_rsa_sign_pkcs1v15: unknown hash \"%s\" (sha1, sha224, sha256, "
-                         "sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, "
-                         "sha3-512)",
-                         hash);
-    if (digest_len != di->digest_len)
-        return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: %s digest has %zu bytes, got %zu",
-                         di->name, di->digest_len, digest_len);
-    const size_t em_len = key->nbytes, t_len = di->prefix_len + di->digest_len;
-    if (em_len < t_len + 11)
-        return mns_error(MNS_EINVAL,
-                         "mns_rsa_sign_pkcs1v15: a %zu-byte modulus is too short for %s "
-                         "(needs %zu bytes)",
-                         em_len, di->name, t_len + 11);
-
+    const digest_info *di;
+    mns_status st = mns_rsa_pkcs1_info(key, "mns_rsa_sign_pkcs1v15", hash, digest_len, &di);
+    if (st != MNS_OK)
+        return st;
     if (threads < 1)
         return mns_error(MNS_EINVAL, "mns_rsa_sign_pkcs1v15: threads must be >= 1 (got %d)",
                          threads);
-    /* everything below works in the call slot of the key's current plan: no allocation */
+    /* everything below works in the call slot of the key's current plan: no
+     * allocation; the slot was wiped, so its input words start at 0 */
     const mns_rsa *handle = key;
     key = mns_rsa_now(key);
     int own;
     mns_rsa_slot *sl = mns_rsa_slot_take(key, &own);
     if (!sl)
         return mns_error(MNS_ENOMEM, "mns_rsa_sign_pkcs1v15: out of memory");
-    unsigned char *em = sl->em;
-    size_t ps_len = em_len - t_len - 3;
-    em[0] = 0x00;
-    em[1] = 0x01;
-    memset(em + 2, 0xff, ps_len);
-    em[2 + ps_len] = 0x00;
-    memcpy(em + 3 + ps_len, di->prefix, di->prefix_len);
-    memcpy(em + 3 + ps_len + di->prefix_len, digest, digest_len);
-
-    /* OS2IP into the slot's input words (EM < n: its first byte is 0, the
-     * length is that of n); the slot was wiped, so the words start at 0 */
-    for (size_t i = 0; i < em_len; i++)
-        sl->in[i / 8] |= (mp_limb_t)em[em_len - 1 - i] << (8 * (i % 8));
-    mns_status st = mns_rsa_private_slot(key, sl, threads, MNS_RSA_THREADS_POOL, -1, 0);
-    if (st == MNS_OK) /* I2OSP: big-endian, the length of n (x < n) */
-        for (size_t i = 0; i < em_len; i++)
-            sig[em_len - 1 - i] = (unsigned char)(sl->x[i / 8] >> (8 * (i % 8)));
+    mns_rsa_pkcs1_in(key, di, digest, sl->em, sl->in);
+    st = mns_rsa_private_slot(key, sl, threads, MNS_RSA_THREADS_POOL, -1, 0);
+    if (st == MNS_OK)
+        mns_rsa_pkcs1_out(key, sig, sl->x);
     mns_rsa_slot_give(key, sl, own);
     mns_rsa_tune_kick_(handle); /* after the signature: the first one is not slowed */
     return st;

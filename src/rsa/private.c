@@ -154,6 +154,11 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
         size_t bit = fault_bit % (64 * key->ch[fault_channel].pn);
         sl->s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);
     }
+    return mns_rsa_finish_slot(key, sl, threads);
+}
+
+mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads)
+{
     mns_rsa_crt(key, sl->x, sl->s, sl->crt);
     /* the result is the signature: public from here (a faulty one is never
      * returned; only the check's time depends on it) */

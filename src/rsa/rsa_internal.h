@@ -426,5 +426,21 @@ void mns_rsa_slot_give(const mns_rsa *key, mns_rsa_slot *sl, int own);
  * before anything is returned: MNS_ERANGE if the check failed. */
 mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads,
                                 mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
+/* The stage of mns_rsa_private_slot after the channels have left their
+ * results in sl->s: the CRT into sl->x and the fault check. */
+mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads);
+
+/* --- pkcs1.c: the encoding, for batch.c --- */
+
+typedef struct mns_rsa_digest_info mns_rsa_digest_info;
+/* The hash's DigestInfo for key, after the checks of mns_rsa_sign_pkcs1v15
+ * (MNS_EINVAL with a message naming `who`). */
+mns_status mns_rsa_pkcs1_info(const mns_rsa *key, const char *who, const char *hash,
+                              size_t digest_len, const mns_rsa_digest_info **di);
+/* in (nn words, zero on entry) <- OS2IP(EM) of digest; em: nbytes of room */
+void mns_rsa_pkcs1_in(const mns_rsa *key, const mns_rsa_digest_info *di,
+                      const unsigned char *digest, unsigned char *em, mp_limb_t *in);
+/* sig <- I2OSP(x), the length of n */
+void mns_rsa_pkcs1_out(const mns_rsa *key, unsigned char *sig, const mp_limb_t *x);
 
 #endif

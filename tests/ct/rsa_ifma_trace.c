@@ -15,7 +15,10 @@
  * microseconds per instruction), and the pair of RSA channels sharing a
  * thread: mul_x2, sqr_x2 (the backend's x2 kernels, or two calls) and
  * powm_x2 (src/exp's driver), on a second field of another prime of the
- * same size whose inputs vary too. Inputs: 0, 1, p - 1, all-ones words below
+ * same size whose inputs vary too; the batch calls mul_n, sqr_n (a batch
+ * of 8 and one of 11) and powm_n (11, every lane its own base and
+ * exponent), which run in the IFMA lanes (src/mont52_mb/) on mont-ifma
+ * and, for powm_n, on every backend with set_words and get_words. Inputs: 0, 1, p - 1, all-ones words below
  * p, random values. Memory indices are not traced (addresses of loads and
  * stores); the kernels read their tables whole (mns_ct_select).
  *
@@ -50,14 +53,18 @@ enum {
     OP_MUL_X2,
     OP_SQR_X2,
     OP_POWM_X2,
+    OP_MUL_N,
+    OP_SQR_N,
+    OP_POWM_N,
     OP_CONTROL,
     OP_COUNT
 };
 static const char *const op_name[OP_COUNT] = {
     "mul",       "sqr",  "add",    "sub",    "reduce",  "set_words",
-    "get_words", "powm", "mul_x2", "sqr_x2", "powm_x2", "control"};
+    "get_words", "powm", "mul_x2", "sqr_x2", "powm_x2", "mul_n", "sqr_n", "powm_n", "control"};
 #define INPUTS 6
 #define EXP_BITS 24
+#define BATCH 11
 
 /* ---- child: runs the operations between SIGUSR1 and SIGUSR2 ---- */
 
@@ -113,6 +120,14 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
             const size_t sw = mns_field_powm_x2_lane_words(f, f2, EXP_BITS);
             const size_t sw2 = mns_field_powm_x2_lane_words(f2, f, EXP_BITS);
             uint64_t *S = calloc(sw, 8), *S2 = calloc(sw2, 8);
+            /* the batch calls: BATCH operations in the lanes (a group of
+             * eight and one padded with dummy lanes) */
+            const size_t swn = mns_field_powm_n_itch(f, EXP_BITS);
+            uint64_t *XN = calloc(3 * BATCH * L, 8), *YN = XN + BATCH * L, *RN = YN + BATCH * L;
+            uint64_t *SN = calloc(swn, 8);
+            mpz_t en[BATCH];
+            for (int l = 0; l < BATCH; l++)
+                mpz_init(en[l]);
             for (int op = 0; op < OP_COUNT; op++)
                 for (int i = 0; i < INPUTS; i++) {
                     value(a, p, i, r);
@@ -130,6 +145,14 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
                     mpz_setbit(e, EXP_BITS - 1);
                     mpz_urandomb(e2, r, EXP_BITS);
                     mpz_setbit(e2, EXP_BITS - 1);
+                    for (int l = 0; l < BATCH; l++) { /* every lane its own value and exponent */
+                        value(a, p, (i + l) % INPUTS, r);
+                        mns_field_set_mpz(f, XN + l * L, a);
+                        value(a, p, (i + 2 * l + 1) % INPUTS, r);
+                        mns_field_set_mpz(f, YN + l * L, a);
+                        mpz_urandomb(en[l], r, EXP_BITS);
+                        mpz_setbit(en[l], EXP_BITS - 1);
+                    }
                     /* each operation runs once unmarked first: the first
                      * call of a library function goes through the dynamic
                      * linker's lazy binding, which is not the kernel's path;
@@ -154,6 +177,17 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
                         case OP_POWM_X2:
                             mns_field_powm_x2(f, R, X, e, f2, R2, X2, e2, S, S2);
                             break;
+                        case OP_MUL_N:
+                            mns_field_mul_n(f, RN, XN, YN, 8);
+                            mns_field_mul_n(f, RN, XN, YN, BATCH);
+                            break;
+                        case OP_SQR_N:
+                            mns_field_sqr_n(f, RN, XN, 8);
+                            mns_field_sqr_n(f, RN, XN, BATCH);
+                            break;
+                        case OP_POWM_N:
+                            mns_field_powm_n_scratch(f, RN, XN, (const mpz_t *)en, BATCH, SN);
+                            break;
                         default:
                             for (uint64_t k = W[0] & 7; k; k--)
                                 __asm__ volatile("" ::: "memory");
@@ -166,6 +200,10 @@ static void child(const char *const *specs, int nspecs, const size_t *bits, int 
             free(X2);
             free(S);
             free(S2);
+            free(XN);
+            free(SN);
+            for (int l = 0; l < BATCH; l++)
+                mpz_clear(en[l]);
             mns_field_free(f);
             mns_field_free(f2);
             mpz_clears(p, p2, a, e, e2, NULL);
