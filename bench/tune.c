@@ -71,6 +71,7 @@ typedef struct cfg {
     int no_refs;            /* --quick: GMP checks every result, nobody times it */
     int cache;              /* --cache: write the table where the library finds it */
     const char *cpu;        /* the table's "cpu" line; NULL: none (--from-csv) */
+    const char *name;       /* --name: the table's class, if not this process's */
     unsigned long seed;
     const char *out, *csv;
     char argv_line[1024];
@@ -531,10 +532,15 @@ static void write_header(FILE *out, const cfg *c)
     double load[3] = {0, 0, 0};
     if (getloadavg(load, 3) < 0)
         load[0] = load[1] = load[2] = -1;
-    fprintf(out, "# regenerate: %s\n", c->argv_line);
+    if (c->from_csv)
+        fprintf(out, "# regenerate: %s (converted: the figures of %s ranked in format 2, nothing "
+                     "measured; to measure afresh, on a CPU of this class: make tune)\n",
+                c->argv_line, c->from_csv);
+    else
+        fprintf(out, "# regenerate: %s\n", c->argv_line);
     fprintf(out, "mns-tune-table 2\n");
     const char *cpu = getenv("MNS_CPU");
-    fprintf(out, "name %s\n", mns_tune_cpu_class());
+    fprintf(out, "name %s\n", c->name ? c->name : mns_tune_cpu_class());
     if (c->cpu)
         fprintf(out, "cpu %s\n", c->cpu);
     if (c->from_csv)
@@ -746,15 +752,17 @@ static void usage(FILE *out)
             "usage: mns-tune [--quick] [--sizes N,N,...] [--ops mul,exp] [--pm|--pm-only]\n"
             "                [--backends SPEC;SPEC...] [--rounds R] [--budget S] [--max-setup S]\n"
             "                [--out TABLE] [--csv FILE] [--check [--tolerance F]] [--prune F]\n"
-            "                [--seed N] [--from-csv FILE] [--note TEXT] [-v]\n"
-            "       mns-tune --class\n"
+            "                [--seed N] [--from-csv FILE [--cpu KEY] [--name CLASS]]\n"
+            "                [--note TEXT] [--cache] [-v]\n"
+            "       mns-tune --class | --has-table\n"
             "Measures every backend (and its main options) per size for modmul (mul) and\n"
             "modexp (exp), prints the winners beside GMP and OpenSSL, and with --out writes\n"
             "the tuning table of \"auto\" (include/mns_tune.h, docs/auto.md). --check adds\n"
             "auto:op=mul and auto:op=exp to the run and exits 1 if auto is more than\n"
-            "--tolerance (default 0.10) slower than the fastest backend at any size.\n"
+            "--tolerance (default 0.10) slower than the fastest backend at any size, for\n"
+            "primes and for random odd composites.\n"
             "Default sizes: the standard ones and the RNS/PMNS paper's (256..8192);\n"
-            "--quick: fewer sizes and rounds. --prune F (default 2): an mns backend F times\n"
+            "--quick: fewer rounds, constant-time backends only. --prune F (default 2): an mns backend F times\n"
             "slower than the fastest at warm-up keeps its warm-up figure and skips the rounds.\n"
             "--from-csv FILE: write the table (--out) from an earlier run's --csv, no timing;\n"
             "--note TEXT: a note line for the table (up to 4).\n"
@@ -763,7 +771,8 @@ static void usage(FILE *out)
             "         ($XDG_CACHE_HOME/mns/ or ~/.cache/mns/); with --quick: the calibration.\n"
             "--has-table: exit 0 if auto has a table measured for this CPU (or the user's), 1 if\n"
             "         not (then calibrate: mns-tune --quick --cache).\n"
-            "--cpu KEY: the \"cpu\" line of a table written --from-csv (the CPU it was measured on).\n");
+            "--cpu KEY, --name CLASS: the \"cpu\" and \"name\" lines of a table written\n"
+            "         --from-csv (the CPU and class it was measured on).\n");
 }
 
 static int parse_sizes(cfg *c, const char *s)
@@ -850,6 +859,7 @@ int main(int argc, char **argv)
         {"note", required_argument, 0, 'N'}, {"verbose", no_argument, 0, 'v'},   {"help", no_argument, 0, 'h'},
         {"class", no_argument, 0, 'K'},     {"cache", no_argument, 0, 'k'},
         {"has-table", no_argument, 0, 'H'}, {"cpu", required_argument, 0, 'U'},
+        {"name", required_argument, 0, 'n'},
         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -898,6 +908,7 @@ int main(int argc, char **argv)
         case 'K': puts(mns_tune_cpu_class()); return 0;
         case 'k': c.cache = 1; break;
         case 'U': c.cpu = optarg; break;
+        case 'n': c.name = optarg; break;
         case 'H': return has_table();
         default: usage(stderr); return 2;
         }
