@@ -10,6 +10,7 @@
 #include "field/field_internal.h"
 #include "core/opts.h"
 #include "field/tune.h"
+#include "gen/gen.h"
 #include "exp/exp.h"
 #include "mns_tune.h"
 
@@ -118,6 +119,21 @@ static mns_status create_candidate(mns_field *f, const char *cand, long delta)
     return st;
 }
 
+/* The PMNS families serve a prime p only and test p first: on a composite
+ * without small factors each refusal costs a probable-prime test (an
+ * exponentiation mod p: tens of ms at 4096 bits), and a ranking can hold
+ * several of them before the first backend that serves a composite. Once one
+ * has refused p as composite (gen/gen.h), the others are skipped. */
+static int needs_prime(const char *spec)
+{
+    static const char *const names[] = {"pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma"};
+    const size_t len = strcspn(spec, ":");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(spec, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
 /* "spec (why)" appended to the refusals, the reason cut short: describe
  * says which candidates refused p and why, in a bounded string. */
 static void note_refusal(char *refused, size_t size, size_t nref, const char *cand,
@@ -183,9 +199,15 @@ static mns_status create_auto(mns_field *f, const char *spec)
     snprintf(opd, sizeof opd, "%s", op == MNS_TUNE_MUL ? "mul" : "exp");
     if (delta >= 0)
         snprintf(opd + 3, sizeof opd - 3, " delta=%ld", delta);
+    int composite = 0;
     for (size_t i = 0; i <= ch->n; i++) {
         const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;
         const char *cand = r ? r->spec : "mont";
+        const int prime_only = needs_prime(cand);
+        if (prime_only && composite) {
+            note_refusal(refused, sizeof refused, nref++, cand, "p is composite");
+            continue;
+        }
         st = create_candidate(f, cand, delta);
         if (st == MNS_OK) {
             describe_auto(f, ch, r, opd, refused);
@@ -196,6 +218,8 @@ static mns_status create_auto(mns_field *f, const char *spec)
         if (st == MNS_ENOMEM)
             break;
         note_refusal(refused, sizeof refused, nref++, cand, mns_last_error());
+        if (prime_only && strstr(mns_last_error(), MNS_MSG_NOT_PRIME))
+            composite = 1;
     }
     free(ch);
     if (st == MNS_ENOMEM)

@@ -242,7 +242,8 @@ static void test_ranking(void)
             mt_modulus(p, sizes[i], MT_MOD_RANDOM);
         while (mpz_probab_prime_p(p, 30));
         expect_auto("auto", p, "rns ", "choice 3 of 4, measured 1.30x", "refused: pmns-mp (");
-        expect_auto("auto", p, "rns ", "), pmns (", NULL);
+        /* the second PMNS is not asked again: the first said p is composite */
+        expect_auto("auto", p, "rns ", "), pmns (p is composite)", NULL);
     }
     /* op=exp: the IFMA backends first; without IFMA (MNS_CPU=generic or
      * avx2, or such a CPU) pmns-mp serves, on a composite mont */
