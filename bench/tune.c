@@ -937,14 +937,18 @@ int main(int argc, char **argv)
         c.nsizes = sizeof standard_sizes / sizeof standard_sizes[0];
     }
     if (quick) {
-        /* fewer rounds (cut to 3 at the large sizes by the budget); the
-         * setup limit stays the check's, so what the calibration cannot
-         * afford to create the check does not measure either; a warm-up
-         * slowed by other work must not prune a backend from the rounds */
+        /* fewer rounds (cut to 3 at the large sizes by the budget); a
+         * setup limit above the check's, so that a parameter generation
+         * slowed by other work does not drop from the ranking a backend the
+         * check then measures (an auto that takes a backend the check
+         * dropped is only compared with fewer); a warm-up slowed by other
+         * work must not prune a backend from the rounds */
         if (c.rounds == 9)
             c.rounds = 5;
         if (c.cell_budget_s == 6.0)
             c.cell_budget_s = 1.0;
+        if (c.max_setup_s == 10.0)
+            c.max_setup_s = 20.0;
         if (c.prune == 2.0)
             c.prune = 4.0;
         c.ct_only = c.no_refs = !c.check;
