@@ -70,7 +70,8 @@ check-tune: calibrate calibrate-generic
 	cd $(BUILD) && ctest -L tune --output-on-failure
 
 # A CPU model no shipped table was measured on gets its own: a quick
-# calibration (mns-tune --quick --cache, about 15 s on a quiet Zen 3) writes a
+# calibration (mns-tune --quick --cache; its time is mostly the PMNS parameter
+# generations, each bounded by a 20 s deadline: docs/auto.md) writes a
 # table for this CPU key into $$XDG_CACHE_HOME/mns/ (else ~/.cache/mns/),
 # which the library finds by itself. Nothing is done where the table in use
 # was measured on this CPU (or MNS_TUNE_FILE names the user's own).
