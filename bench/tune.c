@@ -17,9 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mns.h>
 #include <mns_tune.h>
+
+#include "core/deadline.h"
 
 #include "backends.h"
 #include "baselines.h"
@@ -30,15 +34,15 @@
 #define MAX_SPECS 48
 #define MAX_IMPLS (MAX_SPECS + 8)
 #define NOPS 2 /* table ops: mul (modmul), exp (modexp) */
-#define NFORMS 2 /* any odd p, pseudo-Mersenne p */
+#define NFORMS 3 /* prime p, pseudo-Mersenne prime p, odd composite p */
+#define FORM_ODD 2 /* measured by --check: no row of its own (see write_table) */
 
 static const mb_op op_of[NOPS] = {MB_MODMUL, MB_MODEXP};
 static const char *const op_word[NOPS] = {"mul", "exp"};
-static const char *const form_word[NFORMS] = {"any", "pm"};
+static const char *const form_word[NFORMS] = {"any", "pm", "odd"};
 
 static const unsigned standard_sizes[] = {256,  401,  512,  807,  1024, 1214, 1621, 2029,
                                           2048, 2436, 2844, 3072, 3251, 4096, 6144, 8192};
-static const unsigned quick_sizes[] = {256, 401, 807, 1024, 1621, 2048, 3251, 4096};
 
 /* The main options worth a table row of their own, beside each backend's
  * defaults: coefficient words s of multi-precision PMNS (the paper's 1024-
@@ -65,6 +69,11 @@ typedef struct cfg {
     double prune;           /* drop from the rounds what is this much slower */
     int check;
     int verbose;
+    int ct_only;            /* --quick: only what a table may hold */
+    int no_refs;            /* --quick: GMP checks every result, nobody times it */
+    int cache;              /* --cache: write the table where the library finds it */
+    const char *cpu;        /* the table's "cpu" line; NULL: none (--from-csv) */
+    const char *name;       /* --name: the table's class, if not this process's */
     unsigned long seed;
     const char *out, *csv;
     char argv_line[1024];
@@ -124,6 +133,21 @@ static void pm_prime(mpz_t p, unsigned bits)
     mpz_sub_ui(p, p, 1);
     while (!mpz_probab_prime_p(p, 30))
         mpz_sub_ui(p, p, 2);
+}
+
+/* A random odd composite of exactly `bits` bits (an RSA modulus, Paillier's
+ * n^2, any user not on a prime), the same for a given seed. */
+static void odd_composite(mpz_t p, unsigned bits, unsigned long seed)
+{
+    gmp_randstate_t rs;
+    gmp_randinit_mt(rs);
+    gmp_randseed_ui(rs, seed * 7919UL + bits);
+    do {
+        mpz_urandomb(p, rs, bits);
+        mpz_setbit(p, bits - 1);
+        mpz_setbit(p, 0);
+    } while (mpz_probab_prime_p(p, 30));
+    gmp_randclear(rs);
 }
 
 /* ---- one cell: one size, one op, a set of implementations ---------------- */
@@ -205,6 +229,15 @@ static void measure(const cfg *c, gmp_randstate_t rs, const mpz_t p, unsigned bi
     mpz_clears(a, b, e, ref, got, NULL);
 }
 
+/* 1 if auto's description (the backend's, then ' auto="...') names the very
+ * backend and parameters of `other`: the two then time the same code. */
+static int same_backend(const char *auto_describe, const char *other)
+{
+    const char *cut = strstr(auto_describe, " auto=\"");
+    size_t n = cut ? (size_t)(cut - auto_describe) : strlen(auto_describe);
+    return strlen(other) == n && strncmp(auto_describe, other, n) == 0;
+}
+
 /* --check on a shared machine: a cell where auto looks more than the
  * tolerance slower than the fastest backend is measured again, auto and that
  * backend only, twice at most, keeping the minima: a burst of load during
@@ -221,7 +254,8 @@ static void recheck(const cfg *c, gmp_randstate_t rs, const mpz_t p, unsigned bi
             else if (im[k]->kind == MB_KIND_MNS && !bad[k] && (f == m || best[k] < best[f]))
                 f = k;
         }
-        if (a == m || f == m || best[a] <= (1 + c->tolerance) * best[f])
+        if (a == m || f == m || best[a] <= (1 + c->tolerance) * best[f] ||
+            same_backend(im[a]->describe, im[f]->describe))
             return;
         fprintf(stderr, " [auto %.2fx %s, measuring again]", (double)best[a] / best[f],
                 im[f]->name);
@@ -235,6 +269,8 @@ static void recheck(const cfg *c, gmp_randstate_t rs, const mpz_t p, unsigned bi
         bad[f] += bad2[1];
     }
 }
+
+static int variable_time(const char *spec);
 
 /* ---- one size ---------------------------------------------------------- */
 
@@ -266,8 +302,10 @@ static void run_size(const cfg *c, unsigned bits, int form)
     double t0 = now_s();
     if (form == 0)
         mb_prime(p, bits, c->seed);
-    else
+    else if (form == 1)
         pm_prime(p, bits);
+    else
+        odd_composite(p, bits, c->seed);
     fprintf(stderr, "%u bits (%s p, found in %.1f s):", bits, form_word[form], now_s() - t0);
 
     mb_impl impls[MAX_IMPLS];
@@ -275,7 +313,7 @@ static void run_size(const cfg *c, unsigned bits, int form)
     int is_mns[MAX_IMPLS], is_auto[MAX_IMPLS], auto_op[MAX_IMPLS];
     size_t n = 0;
     for (size_t i = 0; i < c->nspecs; i++) {
-        if (sstate[i].dead)
+        if (sstate[i].dead || (c->ct_only && variable_time(c->specs[i])))
             continue;
         if (setup_foreseen_too_long(c, i, bits)) {
             fprintf(stderr, " [%s: setup foreseen > %.0f s, dropped]", c->specs[i], c->max_setup_s);
@@ -283,8 +321,19 @@ static void run_size(const cfg *c, unsigned bits, int form)
             continue;
         }
         char why[512];
+        /* the setup limit as the generator's deadline: a parameter
+         * generation that would run for minutes (pmns-mp:s=2 at 4096 bits,
+         * 104 s on a quiet Zen 3) gives up at the limit instead of being
+         * dropped only once it has finished */
+        mns_deadline_set_ms(1000 * c->max_setup_s);
         int st = mb_mns_new(&impls[n], p, c->specs[i], &setup[n], why, sizeof why);
+        mns_deadline_set_ms(0);
         if (st == MNS_EINVAL && strstr(why, "unknown backend")) {
+            sstate[i].dead = 1;
+            continue;
+        }
+        if (st == MNS_ERANGE && strstr(why, "deadline")) {
+            fprintf(stderr, " [%s: setup > %.0f s, dropped]", c->specs[i], c->max_setup_s);
             sstate[i].dead = 1;
             continue;
         }
@@ -308,7 +357,8 @@ static void run_size(const cfg *c, unsigned bits, int form)
             char spec[32], why[512];
             snprintf(spec, sizeof spec, "auto:op=%s", op_word[o]);
             if (mb_mns_new(&impls[n], p, spec, &setup[n], why, sizeof why) != MNS_OK) {
-                fprintf(stderr, "\nmns-tune: %s refused a %u-bit prime: %s\n", spec, bits, why);
+                fprintf(stderr, "\nmns-tune: %s refused a %u-bit %s p: %s\n", spec, bits,
+                        form_word[form], why);
                 exit(1);
             }
             is_mns[n] = 1;
@@ -319,7 +369,7 @@ static void run_size(const cfg *c, unsigned bits, int form)
     int (*refs[])(mb_impl *, const mpz_t) = {mb_gmp_mul_tdiv_new, mb_gmp_mont_new,
                                              mb_gmp_powm_sec_new, mb_openssl_mont_new,
                                              mb_openssl_mont_ct_new};
-    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0] && !c->no_refs; i++) {
         if (refs[i](&impls[n], p) != 0)
             exit(2);
         setup[n] = 0;
@@ -402,18 +452,6 @@ static size_t cell(unsigned bits, int op, int form, const fig **out, int mns_onl
     return n;
 }
 
-/* The usable figure of impl at (bits, op, form), or NULL. */
-static const fig *find(unsigned bits, int op, int form, const char *impl)
-{
-    for (size_t i = 0; i < nfigs; i++) {
-        const fig *f = &figs[i];
-        if (f->bits == bits && f->op == op && f->form == form && !f->is_auto && f->is_mns &&
-            !f->mismatches && !variable_time(f->impl) && strcmp(f->impl, impl) == 0)
-            return f;
-    }
-    return NULL;
-}
-
 static const fig *fastest(const fig **v, size_t n, const char *const *skip, size_t nskip)
 {
     const fig *b = NULL;
@@ -439,15 +477,14 @@ static uint64_t best_kind(unsigned bits, int op, int form, mb_kind kind)
     return b;
 }
 
-#define CANDS 3 /* rows per range: the winner and two to hand over to */
-
-/* The ranked candidates of one size: rank[0] fastest. Returns the count. */
+/* The measured ranking of one size: every usable constant-time backend,
+ * rank[0] the fastest. Returns the count. */
 static size_t ranking(unsigned bits, int op, int form, const fig **rank)
 {
     const fig *v[MAX_IMPLS];
     size_t n = cell(bits, op, form, v, 1), k = 0;
-    const char *taken[CANDS];
-    while (k < CANDS) {
+    const char *taken[MAX_IMPLS];
+    while (k < n) {
         const fig *b = fastest(v, n, taken, k);
         if (!b)
             break;
@@ -457,137 +494,145 @@ static size_t ranking(unsigned bits, int op, int form, const fig **rank)
     return k;
 }
 
-/* The ranking that makes a row: for pseudo-Mersenne p, only where its
- * winner differs from that of any p at the same size (the "any" rows serve
- * such p too, being tried after the "pm" ones). */
-static size_t row_ranking(unsigned bits, int op, int form, const fig **rank)
+static int same_order(const fig **x, size_t nx, const fig **y, size_t ny)
 {
-    size_t k = ranking(bits, op, form, rank);
-    const fig *any[CANDS];
-    if (form == 1 && k && ranking(bits, op, 0, any) && strcmp(any[0]->impl, rank[0]->impl) == 0)
+    if (nx != ny)
         return 0;
-    return k;
+    for (size_t i = 0; i < nx; i++)
+        if (strcmp(x[i]->impl, y[i]->impl) != 0)
+            return 0;
+    return 1;
 }
 
+/* One row per run of contiguous sizes ranked in the same order; a boundary
+ * sits half-way between two measured sizes, the first range starts at 2 bits
+ * and the last runs on (beyond the sizes measured the last ranking is the
+ * best guess, and a refusal still hands over). Each candidate's figure is its
+ * ticks over the first's, the worst over the sizes of the range (the order
+ * being the same at each, the figures never decrease along the row). The
+ * whole ranking is written, not the winner alone: the candidate after one
+ * that refuses p (a composite for a PMNS, a missing CPU feature) is the
+ * fastest measured among those that serve it. */
 static void write_rows(FILE *out, const cfg *c, int op, int form)
 {
-    /* contiguous sizes with the same winner make one range; a boundary sits
-     * half-way between two measured sizes; the first range starts at 2 bits
-     * and the last one runs on (beyond the sizes measured the last winner is
-     * the best guess, and a refusal still hands over) */
     size_t i = 0;
     while (i < c->nsizes) {
-        const fig *r0[CANDS];
-        size_t k0 = row_ranking(c->sizes[i], op, form, r0);
+        const fig *r0[MAX_IMPLS];
+        size_t k0 = ranking(c->sizes[i], op, form, r0);
         if (k0 == 0) {
             i++;
             continue;
         }
+        double worst[MAX_IMPLS];
+        for (size_t k = 0; k < k0; k++)
+            worst[k] = (double)r0[k]->ticks / r0[0]->ticks;
         size_t j = i + 1;
-        while (j < c->nsizes) {
-            const fig *rj[CANDS];
-            if (row_ranking(c->sizes[j], op, form, rj) == 0 ||
-                strcmp(rj[0]->impl, r0[0]->impl) != 0)
+        for (; j < c->nsizes; j++) {
+            const fig *rj[MAX_IMPLS];
+            size_t kj = ranking(c->sizes[j], op, form, rj);
+            if (!same_order(r0, k0, rj, kj))
                 break;
-            j++;
+            for (size_t k = 0; k < k0; k++) {
+                double q = (double)rj[k]->ticks / rj[0]->ticks;
+                worst[k] = q > worst[k] ? q : worst[k];
+            }
         }
         unsigned lo = i == 0 ? 2 : (c->sizes[i - 1] + c->sizes[i]) / 2 + 1;
         unsigned hi = j == c->nsizes ? 100000 : (c->sizes[j - 1] + c->sizes[j]) / 2;
-        /* the candidates to hand over to: backends measured at every size of
-         * the range, by their mean ratio to the winner */
-        const char *names[CANDS] = {r0[0]->impl};
-        size_t nn = 1;
-        while (nn < CANDS) {
-            const fig *v[MAX_IMPLS];
-            size_t n = cell(c->sizes[i], op, form, v, 1);
-            const char *pick = NULL;
-            double pick_sum = 0;
-            for (size_t q = 0; q < n; q++) {
-                int taken = 0;
-                for (size_t t = 0; t < nn; t++)
-                    taken |= strcmp(names[t], v[q]->impl) == 0;
-                double sum = 0;
-                for (size_t s = i; s < j && !taken; s++) {
-                    const fig *me = find(c->sizes[s], op, form, v[q]->impl);
-                    const fig *win = find(c->sizes[s], op, form, names[0]);
-                    if (!me || !win)
-                        taken = 1;
-                    else
-                        sum += (double)me->ticks / win->ticks;
-                }
-                if (!taken && (!pick || sum < pick_sum)) {
-                    pick = v[q]->impl;
-                    pick_sum = sum;
-                }
-            }
-            if (!pick)
-                break;
-            names[nn++] = pick;
-        }
-        /* a row's margin: the fastest of those after it over its own ticks,
-         * the worst over the sizes of the range */
-        for (size_t k = 0; k < nn; k++) {
-            double margin = 1e9;
-            for (size_t s = i; s < j; s++) {
-                const fig *v[MAX_IMPLS];
-                size_t n = cell(c->sizes[s], op, form, v, 1);
-                const fig *me = find(c->sizes[s], op, form, names[k]);
-                const fig *next = fastest(v, n, names, k + 1);
-                if (me && next && (double)next->ticks / me->ticks < margin)
-                    margin = (double)next->ticks / me->ticks;
-            }
-            if (margin > 1e8)
-                margin = 1.0; /* nothing else measured there */
-            if (strcmp(names[k], "mont") == 0 && k > 0)
-                break; /* mont closes every list anyway */
-            fprintf(out, "row %s %s %u-%u %s %.2f\n", op_word[op], form_word[form], lo, hi,
-                    names[k], margin);
-            if (strcmp(names[k], "mont") == 0)
-                break;
-        }
+        fprintf(out, "row %s %s %u-%u", op_word[op], form_word[form], lo, hi);
+        for (size_t k = 0; k < k0; k++)
+            fprintf(out, " %s %.2f", r0[k]->impl, k ? worst[k] : 1.0);
+        fprintf(out, "\n");
         i = j;
     }
 }
 
-static int write_table(const cfg *c)
+static void write_header(FILE *out, const cfg *c)
 {
-    FILE *out = fopen(c->out, "w");
-    if (!out) {
-        fprintf(stderr, "mns-tune: %s: %s\n", c->out, strerror(errno));
-        return -1;
-    }
     time_t t = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
     double load[3] = {0, 0, 0};
     if (getloadavg(load, 3) < 0)
         load[0] = load[1] = load[2] = -1;
-    fprintf(out, "# regenerate: %s\n", c->argv_line);
-    fprintf(out, "mns-tune-table 1\n");
+    if (c->from_csv)
+        fprintf(out, "# regenerate: %s (converted: the figures of %s ranked in format 2, nothing "
+                     "measured; to measure afresh, on a CPU of this class: make tune)\n",
+                c->argv_line, c->from_csv);
+    else
+        fprintf(out, "# regenerate: %s\n", c->argv_line);
+    fprintf(out, "mns-tune-table 2\n");
     const char *cpu = getenv("MNS_CPU");
-    fprintf(out, "name %s\n", mns_tune_cpu_class());
+    fprintf(out, "name %s\n", c->name ? c->name : mns_tune_cpu_class());
+    if (c->cpu)
+        fprintf(out, "cpu %s\n", c->cpu);
     if (c->from_csv)
         fprintf(out, "note rows from the figures in %s (an earlier run's --csv), written %s\n",
                 c->from_csv, date);
     else
-        fprintf(out, "note measured %s, load average %.2f %.2f %.2f, MNS_CPU=%s, TSC %.2f GHz\n",
-                date, load[0], load[1], load[2], cpu ? cpu : "(native)", tsc_ghz);
+        fprintf(out, "note measured %s, load average %.2f %.2f %.2f, MNS_CPU=%s, TSC %.2f GHz%s\n",
+                date, load[0], load[1], load[2], cpu ? cpu : "(native)", tsc_ghz,
+                c->ct_only ? ", --quick (3 rounds, constant-time backends only)" : "");
     fprintf(out, "note method: min over interleaved rounds of rdtsc batch minima, every result "
-                 "checked against GMP; margin = ticks of the fastest later candidate / ticks of "
-                 "the row, worst in range\n");
+                 "checked against GMP; each row ranks every constant-time backend measured, "
+                 "fastest first, with its ticks over the first's (the worst in the range)\n");
     for (size_t i = 0; i < c->nnotes; i++)
         fprintf(out, "note %s\n", c->notes[i]);
     for (size_t i = 0; i < c->nspecs; i++)
         if (sstate[i].last_setup_s > 0.5)
             fprintf(out, "note setup: %s took %.1f s at %u bits\n", c->specs[i],
                     sstate[i].last_setup_s, sstate[i].last_bits);
-    for (int form = 0; form < NFORMS; form++)
+}
+
+/* mkdir -p of path's directory (the cache directory may not exist yet) */
+static int make_parent(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *s = dir + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return 0;
+}
+
+/* The table goes to a temporary file renamed over the target, so a process
+ * reading the cache meanwhile sees the old table or the new, never half. The
+ * composites (--check) have no rows: every backend that serves them runs as
+ * fast on a composite as on a prime of its size, so the "any" ranking, minus
+ * those that refuse, is theirs; --check measures that it holds. */
+static int write_table(const cfg *c)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", c->out, (long)getpid());
+    if (c->cache && make_parent(c->out) != 0) {
+        fprintf(stderr, "mns-tune: cannot create the directory of %s: %s\n", c->out,
+                strerror(errno));
+        return -1;
+    }
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fprintf(stderr, "mns-tune: %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    write_header(out, c);
+    for (int form = 0; form < FORM_ODD; form++)
         for (int op = 0; op < NOPS; op++)
             if (c->forms[form] && c->ops[op]) {
                 fprintf(out, "# %s, %s p\n", op_word[op], form_word[form]);
                 write_rows(out, c, op, form);
             }
-    return fclose(out) == 0 ? 0 : -1;
+    if (fclose(out) != 0 || rename(tmp, c->out) != 0) {
+        fprintf(stderr, "mns-tune: %s: %s\n", c->out, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    if (c->cache)
+        fprintf(stderr, "mns-tune: calibrated table for %s written to %s\n", c->cpu, c->out);
+    return 0;
 }
 
 /* Per size and op: the winner, its margin, GMP, OpenSSL and (--check) auto. */
@@ -603,7 +648,7 @@ static int summary(const cfg *c)
         for (int op = 0; op < NOPS; op++)
             for (size_t s = 0; s < c->nsizes && c->forms[form] && c->ops[op]; s++) {
                 unsigned bits = c->sizes[s];
-                const fig *r[CANDS];
+                const fig *r[MAX_IMPLS];
                 size_t k = ranking(bits, op, form, r);
                 if (!k)
                     continue;
@@ -625,16 +670,20 @@ static int summary(const cfg *c)
                         /* the spec of the row auto took ("... line N: <form> <spec> ..."),
                          * else (mont closing the list) the backend's name */
                         char chose[32];
-                        const char *l = strstr(d, "bits, margin") ? strstr(d, " line ") : NULL;
+                        const char *a = strstr(d, "auto=\"");
+                        const char *l = a ? strstr(a, " line ") : NULL;
                         const char *sp = l ? strchr(l + 6, ' ') : NULL;
                         sp = sp ? strchr(sp + 1, ' ') : NULL;
                         if (sp)
                             snprintf(chose, sizeof chose, "%.*s", (int)strcspn(sp + 1, " "), sp + 1);
                         else
                             snprintf(chose, sizeof chose, "%.*s", (int)strcspn(d, " "), d);
-                        int bad = ratio > 1 + c->tolerance || f->mismatches;
+                        /* auto running the fastest's own backend and parameters is
+                         * right by identity: the ratio is then the run's noise */
+                        int same = same_backend(d, r[0]->describe);
+                        int bad = (ratio > 1 + c->tolerance && !same) || f->mismatches;
                         printf(" %-24s %10llu %6.2f%s", chose, (unsigned long long)f->ticks,
-                               ratio, bad ? "  FAIL" : "");
+                               ratio, bad ? "  FAIL" : same ? "  same" : "");
                         fail |= bad;
                     }
                 printf("\n");
@@ -729,19 +778,27 @@ static void usage(FILE *out)
             "usage: mns-tune [--quick] [--sizes N,N,...] [--ops mul,exp] [--pm|--pm-only]\n"
             "                [--backends SPEC;SPEC...] [--rounds R] [--budget S] [--max-setup S]\n"
             "                [--out TABLE] [--csv FILE] [--check [--tolerance F]] [--prune F]\n"
-            "                [--seed N] [--from-csv FILE] [--note TEXT] [-v]\n"
-            "       mns-tune --class\n"
+            "                [--seed N] [--from-csv FILE [--cpu KEY] [--name CLASS]]\n"
+            "                [--note TEXT] [--cache] [-v]\n"
+            "       mns-tune --class | --has-table\n"
             "Measures every backend (and its main options) per size for modmul (mul) and\n"
             "modexp (exp), prints the winners beside GMP and OpenSSL, and with --out writes\n"
             "the tuning table of \"auto\" (include/mns_tune.h, docs/auto.md). --check adds\n"
             "auto:op=mul and auto:op=exp to the run and exits 1 if auto is more than\n"
-            "--tolerance (default 0.10) slower than the fastest backend at any size.\n"
+            "--tolerance (default 0.10) slower than the fastest backend at any size, for\n"
+            "primes and for random odd composites.\n"
             "Default sizes: the standard ones and the RNS/PMNS paper's (256..8192);\n"
-            "--quick: fewer sizes and rounds. --prune F (default 2): an mns backend F times\n"
+            "--quick: fewer rounds, constant-time backends only. --prune F (default 2): an mns backend F times\n"
             "slower than the fastest at warm-up keeps its warm-up figure and skips the rounds.\n"
             "--from-csv FILE: write the table (--out) from an earlier run's --csv, no timing;\n"
             "--note TEXT: a note line for the table (up to 4).\n"
-            "--class: print this CPU's class (tune/<class>.txt is its shipped table) and exit.\n");
+            "--class: print this CPU's class (tune/<class>.txt is its shipped table) and exit.\n"
+            "--cache: write the table for this CPU key where the library finds it by itself\n"
+            "         ($XDG_CACHE_HOME/mns/ or ~/.cache/mns/); with --quick: the calibration.\n"
+            "--has-table: exit 0 if auto has a table measured for this CPU (or the user's), 1 if\n"
+            "         not (then calibrate: mns-tune --quick --cache).\n"
+            "--cpu KEY, --name CLASS: the \"cpu\" and \"name\" lines of a table written\n"
+            "         --from-csv (the CPU and class it was measured on).\n");
 }
 
 static int parse_sizes(cfg *c, const char *s)
@@ -781,6 +838,21 @@ static void default_specs(cfg *c)
     }
 }
 
+/* --has-table: exit 0 if "auto" has a table measured for this CPU key (or
+ * the user's), 1 if it would use its class's table measured on another CPU
+ * model, which `make bench`, `make install` and `make check-tune` then
+ * calibrate (mns-tune --quick --cache). */
+static int has_table(void)
+{
+    int own = mns_tune_own_table();
+    const char *w = mns_tune_warning();
+    printf("%s: %s%s%s\n", mns_tune_cpu_key(), mns_tune_current(), own ? "" : ", not measured here",
+           w[0] ? "; " : "");
+    if (w[0])
+        printf("  %s\n", w);
+    return own ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     static cfg c;
@@ -811,7 +883,9 @@ int main(int argc, char **argv)
         {"pm", no_argument, 0, 'p'},        {"pm-only", no_argument, 0, 'P'},
         {"prune", required_argument, 0, 'x'}, {"from-csv", required_argument, 0, 'F'},
         {"note", required_argument, 0, 'N'}, {"verbose", no_argument, 0, 'v'},   {"help", no_argument, 0, 'h'},
-        {"class", no_argument, 0, 'K'},
+        {"class", no_argument, 0, 'K'},     {"cache", no_argument, 0, 'k'},
+        {"has-table", no_argument, 0, 'H'}, {"cpu", required_argument, 0, 'U'},
+        {"name", required_argument, 0, 'n'},
         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
@@ -858,6 +932,10 @@ int main(int argc, char **argv)
         case 'v': c.verbose = 1; break;
         case 'h': usage(stdout); return 0;
         case 'K': puts(mns_tune_cpu_class()); return 0;
+        case 'k': c.cache = 1; break;
+        case 'U': c.cpu = optarg; break;
+        case 'n': c.name = optarg; break;
+        case 'H': return has_table();
         default: usage(stderr); return 2;
         }
     }
@@ -867,18 +945,38 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!sizes_given) {
-        const unsigned *s = quick ? quick_sizes : standard_sizes;
-        size_t n = quick ? sizeof quick_sizes / sizeof *s : sizeof standard_sizes / sizeof *s;
-        memcpy(c.sizes, s, n * sizeof *s);
-        c.nsizes = n;
+        /* --quick too: the check requires auto right at every one of them */
+        memcpy(c.sizes, standard_sizes, sizeof standard_sizes);
+        c.nsizes = sizeof standard_sizes / sizeof standard_sizes[0];
     }
     if (quick) {
+        /* fewer rounds (cut to 3 at the large sizes by the budget); a
+         * setup limit above the check's, so that a parameter generation
+         * slowed by other work does not drop from the ranking a backend the
+         * check then measures (an auto that takes a backend the check
+         * dropped is only compared with fewer); a warm-up slowed by other
+         * work must not prune a backend from the rounds */
         if (c.rounds == 9)
             c.rounds = 5;
         if (c.cell_budget_s == 6.0)
-            c.cell_budget_s = 2.0;
+            c.cell_budget_s = 1.0;
         if (c.max_setup_s == 10.0)
-            c.max_setup_s = 3.0;
+            c.max_setup_s = 20.0;
+        if (c.prune == 2.0)
+            c.prune = 4.0;
+        c.ct_only = c.no_refs = !c.check;
+    }
+    if (c.check)
+        c.forms[FORM_ODD] = 1;
+    if (!c.from_csv)
+        c.cpu = mns_tune_cpu_key();
+    if (c.cache) {
+        if (c.from_csv || c.out || !mns_tune_cache_path()) {
+            fprintf(stderr, "mns-tune: --cache measures (no --from-csv), writes no --out, and "
+                            "needs $XDG_CACHE_HOME or $HOME\n");
+            return 2;
+        }
+        c.out = mns_tune_cache_path();
     }
     if (c.nspecs == 0)
         default_specs(&c);

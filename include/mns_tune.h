@@ -60,6 +60,23 @@ MNS_API const char *mns_tune_shipped(const char *cpu_class);
 /* This process's CPU class, whose table is shipped (MNS_CPU counts: "generic"
  * under MNS_CPU=generic); what `mns-tune` names the table it measures. */
 MNS_API const char *mns_tune_cpu_class(void);
+/* This CPU's key, e.g. "AuthenticAMD-f25-m1-x183": vendor, family, model and
+ * the kernel features in use in hex (MNS_CPU counts). */
+MNS_API const char *mns_tune_cpu_key(void);
+/* Where this CPU key's calibrated table is read from (and mns-tune --cache
+ * writes it): $XDG_CACHE_HOME/mns/tune-<key>.txt, else
+ * $HOME/.cache/mns/tune-<key>.txt; NULL if neither variable is an absolute
+ * path. Computed once per process. */
+MNS_API const char *mns_tune_cache_path(void);
+/* 1 if the table in use was measured for this CPU key (a cache file, a
+ * shipped table whose "cpu" line names this key) or is the user's own
+ * (MNS_TUNE_FILE, mns_tune_set_*); 0 if it is the shipped table of the class,
+ * measured on another CPU model: `mns-tune --quick --cache` calibrates. */
+MNS_API int mns_tune_own_table(void);
+/* Why the cache file was ignored at the last default resolution (corrupt,
+ * foreign CPU, unreadable), "" if it was used or absent. The same text goes
+ * to stderr once per process. */
+MNS_API const char *mns_tune_warning(void);
 /* The name of backend i of the library's table (i = 0, 1, ...; NULL past
  * the end): what mns-tune enumerates, so a new backend is measured as soon
  * as it is listed in src/field/field.c. */

@@ -2,6 +2,7 @@
 #include "core/cpu.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,41 @@ int mns_cpu_amd_family(void)
 {
     static _Atomic unsigned family;
     return (int)once(&family, detect_amd_family);
+}
+
+/* vendor, family and model from CPUID leaves 0 and 1 (display family and
+ * model: the extended fields count for families 6 and 15 and above) */
+static void vendor_family_model(char vendor[13], unsigned *family, unsigned *model)
+{
+    strcpy(vendor, "unknown");
+    *family = *model = 0;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned r[4];
+    cpuid(0, r);
+    memcpy(vendor, &r[1], 4);
+    memcpy(vendor + 4, &r[3], 4);
+    memcpy(vendor + 8, &r[2], 4);
+    vendor[12] = '\0';
+    for (int i = 0; i < 12; i++)
+        if (!((vendor[i] >= 'A' && vendor[i] <= 'Z') || (vendor[i] >= 'a' && vendor[i] <= 'z') ||
+              (vendor[i] >= '0' && vendor[i] <= '9')))
+            vendor[i] = '_';
+    if (r[0] < 1)
+        return;
+    cpuid(1, r);
+    const unsigned base = (r[0] >> 8) & 0xf, ext = (r[0] >> 20) & 0xff;
+    const unsigned bmodel = (r[0] >> 4) & 0xf, emodel = (r[0] >> 16) & 0xf;
+    *family = base == 0xf ? base + ext : base;
+    *model = base == 0x6 || base == 0xf ? (emodel << 4) + bmodel : bmodel;
+#endif
+}
+
+void mns_cpu_key(char *buf, size_t size)
+{
+    char vendor[13];
+    unsigned family, model;
+    vendor_family_model(vendor, &family, &model);
+    snprintf(buf, size, "%s-f%u-m%u-x%x", vendor, family, model, mns_cpu_features());
 }
 
 const char *mns_cpu_features_string(void)

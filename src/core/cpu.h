@@ -9,6 +9,8 @@
 #ifndef MNS_CORE_CPU_H
 #define MNS_CORE_CPU_H
 
+#include <stddef.h>
+
 enum {
     MNS_CPU_BMI2 = 1 << 0,  /* mulx */
     MNS_CPU_ADX = 1 << 1,   /* adcx/adox */
@@ -35,6 +37,10 @@ int mns_cpu_has_fma(void);
  * regardless of MNS_CPU. The tuning tables are per kernel class, and one
  * class's best backend differs between vendors (src/field/tune.c). */
 int mns_cpu_amd_family(void);
+/* The key of this CPU model and kernel path, e.g. "AuthenticAMD-f25-m1-x183":
+ * vendor, family, model (CPUID) and mns_cpu_features() in hex (so MNS_CPU
+ * counts). A calibrated tuning table is valid for exactly one key. */
+void mns_cpu_key(char *buf, size_t size);
 /* "bmi2 adx avx512f avx512ifma ..." for reports. */
 const char *mns_cpu_features_string(void);
 /* CPUs this process may run on (its affinity mask; the online count where

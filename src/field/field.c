@@ -14,6 +14,7 @@
 #include "field/field_internal.h"
 #include "core/opts.h"
 #include "field/tune.h"
+#include "gen/gen.h"
 #include "exp/exp.h"
 #include "mns_tune.h"
 #include "mont52_mb/mb52.h"
@@ -73,15 +74,17 @@ static mns_status create_named(mns_field *f, const char *spec)
     return be->create(&f->inst, f->p, &opts);
 }
 
-/* "auto" (issue 11): the rows of the current tuning table that match the
- * operation mix and p (src/field/tune.c) are tried in order, the first that
- * accepts p wins; "mont" serves every odd modulus and closes the list. A
- * candidate that cannot serve p (no IFMA, p not prime for a PMNS, p not
- * pseudo-Mersenne enough for sor, a backend not built) hands over to the
- * next, and the description says so. Options: op=mul (default: modmul-heavy
- * work) or op=exp (exponentiation); delta=D, the free additions the caller
- * needs before a mul (default: each backend's own, at least 1): RSA's
- * channels, which only multiply, ask delta=0. */
+/* "auto": the candidates of the current tuning table that match the
+ * operation mix and p (src/field/tune.c), in their measured order, are tried
+ * one after the other and the first that accepts p serves; "mont" serves
+ * every odd modulus and closes the list. A candidate that cannot serve p (no
+ * IFMA, p not prime for a PMNS, p not pseudo-Mersenne enough for sor, its
+ * parameter generation out of budget, a backend not built) hands over to the
+ * next measured one, and the description says which refused and why.
+ * Options: op=mul (default: modmul-heavy work) or op=exp (exponentiation);
+ * delta=D, the free additions the caller needs before a mul (default: each
+ * backend's own, at least 1): RSA's channels, which only multiply, ask
+ * delta=0. */
 /* A candidate of "auto" asked for `delta` free additions (< 0: not asked):
  * the option goes to backends that take one (the PMNS and RNS families size
  * their parameters by it, and delta = 0 frees bits for callers that only
@@ -109,6 +112,56 @@ static mns_status create_candidate(mns_field *f, const char *cand, long delta)
     return st;
 }
 
+/* The PMNS families serve a prime p only and test p first: on a composite
+ * without small factors each refusal costs a probable-prime test (an
+ * exponentiation mod p: tens of ms at 4096 bits), and a ranking can hold
+ * several of them before the first backend that serves a composite. Once one
+ * has refused p as composite (gen/gen.h), the others are skipped. */
+static int needs_prime(const char *spec)
+{
+    static const char *const names[] = {"pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma"};
+    const size_t len = strcspn(spec, ":");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(spec, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+/* "spec (why)" appended to the refusals, the reason cut short: describe
+ * says which candidates refused p and why, in a bounded string. */
+static void note_refusal(char *refused, size_t size, size_t nref, const char *cand,
+                         const char *why)
+{
+    size_t len = strlen(refused);
+    if (len + 8 < size)
+        snprintf(refused + len, size - len, "%s%s (%.72s)", nref ? ", " : "", cand, why);
+}
+
+/* auto="op=... table=... line N: <form> <spec> <lo>-<hi> bits, <figure>"
+ * after the backend's own description: which row served p and how it was
+ * ranked when measured (version 2: its place and its ticks over the first's;
+ * version 1: its margin), then the candidates that refused p. */
+static void describe_auto(mns_field *f, const mns_tune_choice *ch, const mns_tune_row *r,
+                          const char *opd, const char *refused)
+{
+    char why[800];
+    if (r && ch->version >= 2)
+        snprintf(why, sizeof why,
+                 "op=%s table=%s line %u: %s %s %zu-%zu bits, choice %u of %u, measured %.2fx "
+                 "the first's ticks",
+                 opd, ch->table, r->line, r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any",
+                 r->spec, r->lo, r->hi, r->rank, r->nrank, r->figure);
+    else if (r)
+        snprintf(why, sizeof why, "op=%s table=%s line %u: %s %s %zu-%zu bits, margin %.2f", opd,
+                 ch->table, r->line, r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any", r->spec,
+                 r->lo, r->hi, r->figure);
+    else
+        snprintf(why, sizeof why, "op=%s table=%s: %s, mont closes the list", opd, ch->table,
+                 ch->n ? "every row refused p" : "no row for this size");
+    snprintf(f->describe, sizeof f->describe, "%s auto=\"%s%s%s\"", f->inst.describe, why,
+             refused[0] ? "; refused: " : "", refused);
+}
+
 static mns_status create_auto(mns_field *f, const char *spec)
 {
     static const char *const allowed[] = {"op", "delta", NULL};
@@ -134,37 +187,32 @@ static mns_status create_auto(mns_field *f, const char *spec)
         free(ch);
         return st;
     }
-    char refused[160] = "", opd[40];
+    char refused[600] = "", opd[40];
     size_t nref = 0;
     snprintf(opd, sizeof opd, "%s", op == MNS_TUNE_MUL ? "mul" : "exp");
     if (delta >= 0)
         snprintf(opd + 3, sizeof opd - 3, " delta=%ld", delta);
+    int composite = 0;
     for (size_t i = 0; i <= ch->n; i++) {
         const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;
         const char *cand = r ? r->spec : "mont";
+        const int prime_only = needs_prime(cand);
+        if (prime_only && composite) {
+            note_refusal(refused, sizeof refused, nref++, cand, "p is composite");
+            continue;
+        }
         st = create_candidate(f, cand, delta);
         if (st == MNS_OK) {
-            char why[320];
-            if (r)
-                snprintf(why, sizeof why, "op=%s table=%s line %u: %s %s %zu-%zu bits, margin %.2f",
-                         opd, ch->table, r->line,
-                         r->form == MNS_TUNE_PM ? "pseudo-Mersenne" : "any", cand, r->lo, r->hi,
-                         r->margin);
-            else
-                snprintf(why, sizeof why, "op=%s table=%s: %s, mont closes the list",
-                         opd, ch->table,
-                         ch->n ? "every row refused p" : "no row for this size");
-            snprintf(f->describe, sizeof f->describe, "%s auto=\"%s%s%s\"", f->inst.describe, why,
-                     nref ? "; refused: " : "", refused);
+            describe_auto(f, ch, r, opd, refused);
             mns_error_clear(); /* a refusal on the way is not this call's failure */
             free(ch);
             return MNS_OK;
         }
         if (st == MNS_ENOMEM)
             break;
-        size_t len = strlen(refused);
-        if (len + 2 < sizeof refused)
-            snprintf(refused + len, sizeof refused - len, "%s%s", nref++ ? ", " : "", cand);
+        note_refusal(refused, sizeof refused, nref++, cand, mns_last_error());
+        if (prime_only && strstr(mns_last_error(), MNS_MSG_NOT_PRIME))
+            composite = 1;
     }
     free(ch);
     if (st == MNS_ENOMEM)

@@ -52,7 +52,7 @@ struct mns_field {
      * digits (mont-ifma) */
     struct mns_mb52_ctx *lanes;
     int lanes_native;
-    char describe[MNS_DESCRIBE_MAX + 640];
+    char describe[MNS_DESCRIBE_MAX + 1440];
 };
 
 /* Builds f->api once the backend exists (src/field/api.c); MNS_ENOMEM only. */

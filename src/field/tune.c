@@ -12,20 +12,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/cpu.h"
 #include "core/error.h"
 #include "core/opts.h"
 
-#define TUNE_VERSION 1
-#define TUNE_LINE_MAX 512
-#define TUNE_ROWS_MAX 512
+#define TUNE_VERSION_MAX 2
+#define TUNE_LINE_MAX 1024
+#define TUNE_ROWS_MAX 2048
 #define TUNE_NAME_MAX 32
+#define TUNE_TOKENS (4 + 2 * MNS_TUNE_CAND_MAX)
 #define TUNE_FILE_MAX (1u << 20)
 
 typedef struct tune_table {
     char name[TUNE_NAME_MAX];
     char origin[MNS_TUNE_ORIGIN_MAX];
+    char cpu[MNS_TUNE_CPU_KEY_MAX]; /* "cpu <key>": measured there; "" if not said */
+    int version;
     size_t nrows;
     mns_tune_row row[];
 } tune_table;
@@ -33,6 +37,9 @@ typedef struct tune_table {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tune_table *current;
 static int initialised;
+/* why the cache file was not used, "" if it was or there is none */
+static char warning[512];
+static int warned;
 /* MNS_TUNE_FILE was set but unusable: every lookup reports it. */
 static mns_status env_status;
 static char env_error[512];
@@ -81,39 +88,74 @@ static int parse_size(const char *s, const char *end, size_t *out)
     return 1;
 }
 
-static mns_status parse_row(char **tok, int ntok, unsigned line, const char *origin,
-                            mns_tune_row *r)
+static mns_status parse_figure(const char *tok, unsigned line, const char *origin, double *out)
 {
-    if (ntok != 6)
-        return perr(origin, line, "%s", "a row is: row <mul|exp> <any|pm> <lo>-<hi> <spec> <margin>");
-    r->line = line;
-    if (mns_tune_op_parse(tok[1], &r->op) != MNS_OK)
+    char *end;
+    errno = 0;
+    *out = strtod(tok, &end);
+    if (end == tok || *end || errno || !(*out > 0 && *out < 1e6) || !isdigit((unsigned char)tok[0]))
+        return perr(origin, line, "figure \"%s\" is not a positive decimal", tok);
+    return MNS_OK;
+}
+
+static mns_status parse_spec(const char *tok, unsigned line, const char *origin, char *spec)
+{
+    if (strlen(tok) >= MNS_TUNE_SPEC_MAX)
+        return perr(origin, line, "spec \"%.40s...\" is too long", tok);
+    char name[MNS_BACKEND_NAME_MAX];
+    mns_opts opts;
+    if (mns_opts_parse(tok, name, &opts) != MNS_OK)
+        return perr(origin, line, "spec \"%s\" is malformed", tok);
+    if (strcmp(name, "auto") == 0)
+        return perr(origin, line, "%s", "a row names a backend, not \"auto\"");
+    snprintf(spec, MNS_TUNE_SPEC_MAX, "%s", tok);
+    return MNS_OK;
+}
+
+/* One row into out[0..*n): version 1, "row <op> <form> <lo>-<hi> <spec>
+ * <margin>"; version 2, "row <op> <form> <lo>-<hi>" and the measured ranking
+ * as pairs "<spec> <ticks over the first's>", the first 1, never decreasing,
+ * each spec once. */
+static mns_status parse_row(char **tok, int ntok, unsigned line, const char *origin, int version,
+                            mns_tune_row *out, size_t room, size_t *n)
+{
+    const int pairs = (ntok - 4) / 2;
+    if (version == 1 ? ntok != 6 : ntok < 6 || (ntok - 4) % 2 || pairs > MNS_TUNE_CAND_MAX)
+        return perr(origin, line, "%s",
+                    version == 1 ? "a row is: row <mul|exp> <any|pm> <lo>-<hi> <spec> <margin>"
+                                 : "a row is: row <mul|exp> <any|pm> <lo>-<hi> and 1 to 40 pairs "
+                                   "<spec> <ticks over the first's>");
+    if ((size_t)pairs > room)
+        return perr(origin, line, "more than %s candidates in the table", "2048");
+    mns_tune_row r = {.line = line, .nrank = (unsigned)pairs};
+    if (mns_tune_op_parse(tok[1], &r.op) != MNS_OK)
         return perr(origin, line, "operation \"%s\" is neither mul nor exp", tok[1]);
     if (strcmp(tok[2], "any") == 0)
-        r->form = MNS_TUNE_ANY;
+        r.form = MNS_TUNE_ANY;
     else if (strcmp(tok[2], "pm") == 0)
-        r->form = MNS_TUNE_PM;
+        r.form = MNS_TUNE_PM;
     else
         return perr(origin, line, "modulus form \"%s\" is neither any nor pm", tok[2]);
     const char *dash = strchr(tok[3], '-');
-    if (!dash || !parse_size(tok[3], dash, &r->lo) ||
-        !parse_size(dash + 1, dash + strlen(dash), &r->hi) || r->lo < 2 || r->lo > r->hi)
+    if (!dash || !parse_size(tok[3], dash, &r.lo) ||
+        !parse_size(dash + 1, dash + strlen(dash), &r.hi) || r.lo < 2 || r.lo > r.hi)
         return perr(origin, line, "bit range \"%s\" is not <lo>-<hi> with 2 <= lo <= hi", tok[3]);
-    if (strlen(tok[4]) >= MNS_TUNE_SPEC_MAX)
-        return perr(origin, line, "spec \"%.40s...\" is too long", tok[4]);
-    char name[MNS_BACKEND_NAME_MAX];
-    mns_opts opts;
-    if (mns_opts_parse(tok[4], name, &opts) != MNS_OK)
-        return perr(origin, line, "spec \"%s\" is malformed", tok[4]);
-    if (strcmp(name, "auto") == 0)
-        return perr(origin, line, "%s", "a row names a backend, not \"auto\"");
-    snprintf(r->spec, sizeof r->spec, "%s", tok[4]);
-    char *end;
-    errno = 0;
-    r->margin = strtod(tok[5], &end);
-    if (end == tok[5] || *end || errno || !(r->margin > 0 && r->margin < 1e6) ||
-        !isdigit((unsigned char)tok[5][0]))
-        return perr(origin, line, "margin \"%s\" is not a positive decimal", tok[5]);
+    for (int k = 0; k < pairs; k++) {
+        mns_status st;
+        mns_tune_row *c = &out[k];
+        *c = r;
+        c->rank = (unsigned)k + 1;
+        if ((st = parse_spec(tok[4 + 2 * k], line, origin, c->spec)) != MNS_OK ||
+            (st = parse_figure(tok[5 + 2 * k], line, origin, &c->figure)) != MNS_OK)
+            return st;
+        for (int j = 0; j < k; j++)
+            if (strcmp(out[j].spec, c->spec) == 0)
+                return perr(origin, line, "spec \"%s\" ranked twice", c->spec);
+        if (version >= 2 && (k == 0 ? c->figure != 1.0 : c->figure < out[k - 1].figure))
+            return perr(origin, line, "figure \"%s\" breaks the ranking (the first is 1, then "
+                                      "never smaller)", tok[5 + 2 * k]);
+    }
+    *n += (size_t)pairs;
     return MNS_OK;
 }
 
@@ -125,7 +167,7 @@ static mns_status parse(const char *text, const char *origin, tune_table **out)
     size_t nlines = 1;
     for (const char *c = text; *c; c++)
         nlines += *c == '\n';
-    size_t cap = nlines < TUNE_ROWS_MAX ? nlines : TUNE_ROWS_MAX;
+    size_t cap = nlines < TUNE_ROWS_MAX / MNS_TUNE_CAND_MAX ? nlines * MNS_TUNE_CAND_MAX : TUNE_ROWS_MAX;
     tune_table *t = calloc(1, sizeof *t + cap * sizeof t->row[0]);
     if (!t)
         return mns_error(MNS_ENOMEM, "tuning table: out of memory");
@@ -141,7 +183,7 @@ static mns_status parse(const char *text, const char *origin, tune_table **out)
         size_t len = nl ? (size_t)(nl - s) : strlen(s);
         char buf[TUNE_LINE_MAX];
         if (len >= sizeof buf) {
-            st = perr(t->origin, line, "%s", "line longer than 511 characters");
+            st = perr(t->origin, line, "%s", "line longer than 1023 characters");
             break;
         }
         memcpy(buf, s, len);
@@ -157,29 +199,36 @@ static mns_status parse(const char *text, const char *origin, tune_table **out)
                           "a table starts with \"# regenerate: <command>\"");
             continue;
         }
-        char *tok[8];
-        int ntok = split(buf, tok, 7);
+        char *tok[TUNE_TOKENS + 1];
+        int ntok = split(buf, tok, TUNE_TOKENS);
         if (ntok == 0 || tok[0][0] == '#')
             continue;
         if (!have_version) {
             if (strcmp(tok[0], "mns-tune-table") != 0 || ntok != 2)
-                st = perr(t->origin, line, "%s", "expected \"mns-tune-table 1\" before anything else");
-            else if (strcmp(tok[1], "1") != 0)
-                st = perr(t->origin, line, "format version %s is not supported (this library reads 1)",
-                          tok[1]);
+                st = perr(t->origin, line, "%s",
+                          "expected \"mns-tune-table <version>\" before anything else");
+            else if (strcmp(tok[1], "1") != 0 && strcmp(tok[1], "2") != 0)
+                st = perr(t->origin, line,
+                          "format version %s is not supported (this library reads 1 and 2)", tok[1]);
+            else
+                t->version = tok[1][0] - '0';
             have_version = 1;
         } else if (strcmp(tok[0], "name") == 0) {
             if (ntok != 2 || strlen(tok[1]) >= TUNE_NAME_MAX || t->name[0])
                 st = perr(t->origin, line, "%s", "\"name <word>\", once, under 32 characters");
             else
                 snprintf(t->name, sizeof t->name, "%s", tok[1]);
+        } else if (strcmp(tok[0], "cpu") == 0) {
+            if (ntok != 2 || strlen(tok[1]) >= MNS_TUNE_CPU_KEY_MAX || t->cpu[0] || t->version < 2)
+                st = perr(t->origin, line, "%s",
+                          "\"cpu <key>\", once, under 64 characters, from version 2");
+            else
+                snprintf(t->cpu, sizeof t->cpu, "%s", tok[1]);
         } else if (strcmp(tok[0], "note") == 0) {
             /* free text for people */
         } else if (strcmp(tok[0], "row") == 0) {
-            if (t->nrows == cap)
-                st = perr(t->origin, line, "more than %s rows", "512");
-            else if ((st = parse_row(tok, ntok, line, t->origin, &t->row[t->nrows])) == MNS_OK)
-                t->nrows++;
+            st = parse_row(tok, ntok, line, t->origin, t->version, &t->row[t->nrows],
+                           cap - t->nrows, &t->nrows);
         } else {
             st = perr(t->origin, line, "unknown keyword \"%s\"", tok[0]);
         }
@@ -187,7 +236,7 @@ static mns_status parse(const char *text, const char *origin, tune_table **out)
     if (st == MNS_OK && line == 0)
         st = perr(t->origin, 1, "%s", "empty table");
     else if (st == MNS_OK && !have_version)
-        st = perr(t->origin, line, "%s", "no \"mns-tune-table 1\" line");
+        st = perr(t->origin, line, "%s", "no \"mns-tune-table <version>\" line");
     else if (st == MNS_OK && !t->name[0])
         st = perr(t->origin, line, "%s", "no \"name\" line");
     if (st != MNS_OK) {
@@ -220,18 +269,13 @@ static void install(tune_table *t)
     env_error[0] = '\0';
 }
 
-/* The shipped tables, one per kernel class. Four classes, four rankings:
- *   - without IFMA the native mont runs mulx/adx kernels and beats pmns-mp
- *     up to about 2048 bits on a Zen 3 (tune/adx.txt);
- *   - under MNS_CPU=generic mont is portable C, 2-3x slower there, and
- *     pmns-mp wins from 329 bits (tune/generic.txt);
- *   - with IFMA the winners depend on the core: on the Xeons of sessions
- *     4-20 rns-ifma took modexp at 3072-4096 bits (tune/ifma.txt), while on
- *     AMD's Zen 5 (family 26) mont-ifma took 6.70 M ticks at 4096 bits
- *     against rns-ifma's 8.90 M (session 30, make bench), and auto from the
- *     Xeon's table was 1.36x slower than mont-ifma there
- *     (tune/ifma-zen5.txt, measured on Zen 5; later AMD families take it
- *     too, Zen 4 the Xeon's). */
+/* The shipped tables, one per kernel class, since the rankings differ by
+ * class: without IFMA the native mont runs mulx/adx kernels, under
+ * MNS_CPU=generic it is portable C and 2-3x slower, and with IFMA the order
+ * of mont-ifma, rns-ifma and the PMNS families differs between the Xeons and
+ * AMD's Zen 5 (family 26: mont-ifma 1.3x faster than rns-ifma at 4096 bits,
+ * the reverse on the Xeons). A CPU model a shipped table was not measured on
+ * gets its class's table until it is calibrated (mns-tune --quick --cache). */
 enum { CLASS_IFMA_ZEN5, CLASS_IFMA, CLASS_ADX, CLASS_GENERIC, CLASSES };
 static const struct {
     const char *name, *what;
@@ -297,6 +341,45 @@ static mns_status load_file(const char *path, tune_table **out)
     return st;
 }
 
+/* The cache file of this CPU key, if it holds a table measured for this
+ * key; anything else there is ignored with a warning (stderr, once per
+ * process, and mns_tune_warning()), never trusted. 0 if no usable cache. */
+static int load_cache(tune_table **out)
+{
+    const char *path = mns_tune_cache_path();
+    struct stat sb;
+    if (!path || (stat(path, &sb) != 0 && errno == ENOENT))
+        return 0;
+    tune_table *t = NULL;
+    char why[400] = "";
+    if (load_file(path, &t) != MNS_OK)
+        snprintf(why, sizeof why, "%s", mns_last_error());
+    else if (t->version < 2 || !t->cpu[0])
+        snprintf(why, sizeof why, "it names no CPU (\"cpu <key>\", format version 2)");
+    else if (strcmp(t->cpu, mns_tune_cpu_key()) != 0)
+        snprintf(why, sizeof why, "it was measured on %s, this process runs on %s", t->cpu,
+                 mns_tune_cpu_key());
+    mns_error_clear();
+    if (!why[0]) {
+        snprintf(t->origin, sizeof t->origin, "cache %s", path);
+        *out = t;
+        return 1;
+    }
+    free(t);
+    snprintf(warning, sizeof warning, "tuning cache %.200s ignored: %.280s", path, why);
+    if (!warned++)
+        fprintf(stderr, "mns: warning: %s; auto uses the shipped table of its class\n", warning);
+    return 0;
+}
+
+/* The default table: this CPU's calibrated cache, else the shipped one of
+ * its class. */
+static mns_status default_table(tune_table **out)
+{
+    warning[0] = '\0';
+    return load_cache(out) ? MNS_OK : shipped(out);
+}
+
 /* Called with the lock held. */
 static void init_locked(void)
 {
@@ -304,7 +387,7 @@ static void init_locked(void)
         return;
     tune_table *t = NULL;
     const char *path = getenv("MNS_TUNE_FILE");
-    mns_status st = path && *path ? load_file(path, &t) : shipped(&t);
+    mns_status st = path && *path ? load_file(path, &t) : default_table(&t);
     if (st == MNS_OK) {
         install(t);
         return;
@@ -344,9 +427,9 @@ mns_status mns_tune_set_file(const char *path)
 
 void mns_tune_set_default(void)
 {
-    tune_table *t;
-    mns_status st = shipped(&t);
+    tune_table *t = NULL;
     pthread_mutex_lock(&lock);
+    mns_status st = default_table(&t);
     if (st == MNS_OK) {
         install(t);
     } else {
@@ -389,6 +472,26 @@ const char *mns_tune_shipped(const char *cpu_class)
 
 const char *mns_tune_cpu_class(void) { return classes[cpu_class()].name; }
 
+int mns_tune_own_table(void)
+{
+    pthread_mutex_lock(&lock);
+    init_locked();
+    int own = current && (strncmp(current->origin, "shipped ", 8) != 0 ||
+                          strcmp(current->cpu, mns_tune_cpu_key()) == 0);
+    pthread_mutex_unlock(&lock);
+    return own;
+}
+
+const char *mns_tune_warning(void)
+{
+    static _Thread_local char copy[sizeof warning];
+    pthread_mutex_lock(&lock);
+    init_locked();
+    snprintf(copy, sizeof copy, "%s", warning);
+    pthread_mutex_unlock(&lock);
+    return copy;
+}
+
 /* ---- lookup ------------------------------------------------------------ */
 
 int mns_tune_is_pseudo_mersenne(const mpz_t p)
@@ -401,6 +504,16 @@ int mns_tune_is_pseudo_mersenne(const mpz_t p)
     int pm = mpz_sgn(eps) > 0 && mpz_sizeinbase(eps, 2) <= bits / 2 && bits >= 4;
     mpz_clear(eps);
     return pm;
+}
+
+/* a spec is tried once: a pseudo-Mersenne row's candidate ranked again by
+ * the "any" row after it would only refuse or lose again */
+static int listed(const mns_tune_choice *ch, const char *spec)
+{
+    for (size_t i = 0; i < ch->n; i++)
+        if (strcmp(ch->row[i].spec, spec) == 0)
+            return 1;
+    return 0;
 }
 
 mns_status mns_tune_lookup(mns_tune_op op, const mpz_t p, mns_tune_choice *out)
@@ -418,11 +531,12 @@ mns_status mns_tune_lookup(mns_tune_op op, const mpz_t p, mns_tune_choice *out)
         return mns_error(st, "%s", why);
     }
     snprintf(out->table, sizeof out->table, "%s", current->origin);
+    out->version = current->version;
     for (int pass = pm ? 0 : 1; pass < 2; pass++)
         for (size_t i = 0; i < current->nrows && out->n < MNS_TUNE_CAND_MAX; i++) {
             const mns_tune_row *r = &current->row[i];
             if (r->op == op && r->form == (pass == 0 ? MNS_TUNE_PM : MNS_TUNE_ANY) &&
-                bits >= r->lo && bits <= r->hi)
+                bits >= r->lo && bits <= r->hi && !listed(out, r->spec))
                 out->row[out->n++] = *r;
         }
     pthread_mutex_unlock(&lock);

@@ -13,22 +13,28 @@ typedef enum { MNS_TUNE_MUL, MNS_TUNE_EXP } mns_tune_op;
 typedef enum { MNS_TUNE_ANY, MNS_TUNE_PM } mns_tune_form;
 
 #define MNS_TUNE_SPEC_MAX 96
-#define MNS_TUNE_ORIGIN_MAX 160
-#define MNS_TUNE_CAND_MAX 16
+#define MNS_TUNE_ORIGIN_MAX 320
+#define MNS_TUNE_CAND_MAX 40
+#define MNS_TUNE_CPU_KEY_MAX 64
 
+/* One candidate of a row: a version-2 row ranks several, each its own entry
+ * here with its place (rank 1..nrank) in the line; a version-1 row is a
+ * ranking of one. */
 typedef struct mns_tune_row {
     mns_tune_op op;
     mns_tune_form form;
     size_t lo, hi;              /* bit range, inclusive */
     char spec[MNS_TUNE_SPEC_MAX];
-    double margin;
+    double figure;              /* v2: ticks over the row's first; v1: margin */
     unsigned line;              /* in the table's text, from 1 */
+    unsigned rank, nrank;
 } mns_tune_row;
 
-/* Candidates for one modulus, in the order to try them; the caller closes the
- * list with "mont". */
+/* Candidates for one modulus, in the order to try them (each spec once); the
+ * caller closes the list with "mont". */
 typedef struct mns_tune_choice {
     char table[MNS_TUNE_ORIGIN_MAX]; /* mns_tune_current() at lookup time */
+    int version;                     /* of the table's format */
     size_t n;
     mns_tune_row row[MNS_TUNE_CAND_MAX];
 } mns_tune_choice;

@@ -1057,7 +1057,7 @@ mns_status mns_pmns_generate_flint(mns_pmns_params **out, const mpz_t p, const m
     if (mpz_sizeinbase(p, 2) > MNS_PMNS_P_BITS_MAX)
         return mns_error(MNS_EINVAL, "pmns_generate: p has more than %d bits", MNS_PMNS_P_BITS_MAX);
     if (mpz_probab_prime_p(p, 25) == 0)
-        return mns_error(MNS_EINVAL, "pmns_generate: p is not prime");
+        return mns_error(MNS_EINVAL, "pmns_generate: " MNS_MSG_NOT_PRIME);
     if (o->word != MNS_PMNS_WORD_S64 && o->word != MNS_PMNS_WORD_U52)
         return mns_error(MNS_EINVAL, "pmns_generate: unknown word kind %d", (int)o->word);
     if (o->eshape != MNS_PMNS_E_BINOMIAL && o->eshape != MNS_PMNS_E_TRINOMIAL && o->eshape != MNS_PMNS_E_AUTO)

@@ -15,6 +15,11 @@
 #include <gmp.h>
 #include "mns_pmns.h"
 
+/* The reason the generator (and the parameter check) gives for a composite
+ * p: "auto" reads it to skip the other prime-only candidates of its ranking,
+ * each of which would repeat the probable-prime test (src/field/field.c). */
+#define MNS_MSG_NOT_PRIME "p is not prime"
+
 struct mns_pmns_params {
     mpz_t p;
     mns_pmns_word word;

@@ -222,7 +222,7 @@ mns_status mns_pmns_check_opt(const mns_pmns_params *P, int skip_prime)
         goto out;
     }
     if (!skip_prime && mpz_probab_prime_p(P->p, 25) == 0) {
-        why = "p is not prime";
+        why = MNS_MSG_NOT_PRIME;
         goto out;
     }
     if (P->word != MNS_PMNS_WORD_S64 && P->word != MNS_PMNS_WORD_U52) {

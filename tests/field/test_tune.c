@@ -4,14 +4,18 @@
  * tables and the user table (API call and MNS_TUNE_FILE). Deterministic: no
  * timing here (the timing check is `make check-tune`, tests/field/tune.cmake).
  *
- * Run with argument "env" (MNS_TUNE_FILE = tests/tune_env.txt) or "envbad"
- * (MNS_TUNE_FILE naming a missing file) by tests/field/tune.cmake. */
+ * Run with argument "env" (MNS_TUNE_FILE = tests/field/tune_env.txt),
+ * "envbad" (MNS_TUNE_FILE naming a missing file) or "noifma" (MNS_CPU=avx2)
+ * by tests/field/tune.cmake. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mns.h"
 #include "mns_tune.h"
+#include "core/cpu.h"
 #include "field/tune.h"
 #include "testutil.h"
 
@@ -36,7 +40,7 @@ static void test_parser(void)
     expect_parse("", MNS_EPARSE, "line 1");
     expect_parse("mns-tune-table 1\nname t\n", MNS_EPARSE, "line 1");
     expect_parse("# regenerate:\nmns-tune-table 1\nname t\n", MNS_EPARSE, "line 1");
-    expect_parse("# regenerate: x\nmns-tune-table 2\nname t\n", MNS_EPARSE, "line 2");
+    expect_parse("# regenerate: x\nmns-tune-table 3\nname t\n", MNS_EPARSE, "line 2");
     expect_parse("# regenerate: x\nname t\n", MNS_EPARSE, "line 2");
     expect_parse("# regenerate: x\nmns-tune-table 1\n", MNS_EPARSE, "no \"name\"");
     expect_parse(HEAD "name u\n", MNS_EPARSE, "line 4");
@@ -58,7 +62,7 @@ static void test_parser(void)
     expect_parse(HEAD "row mul any 2-100 mont 1.2x\n", MNS_EPARSE, "line 4");
     expect_parse(HEAD "row mul any 2-100 mont nan\n", MNS_EPARSE, "line 4");
     expect_parse(HEAD "\nrow mul any 2-100 mont 1.0\r\n", MNS_EPARSE, "line 5");
-    char big[700];
+    char big[1100];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     char *t = malloc(strlen(HEAD) + sizeof big + 8);
@@ -71,6 +75,28 @@ static void test_parser(void)
     MT_CHECK(mns_tune_set_text(HEAD "row mul any 2-100 mont 1.0\n", "first") == MNS_OK, "set");
     MT_CHECK(mns_tune_set_text(HEAD "bogus\n", "second") == MNS_EPARSE, "bad set");
     MT_CHECK(strstr(mns_tune_current(), "first") != NULL, "current: %s", mns_tune_current());
+}
+
+#define HEAD2 "# regenerate: test_tune\nmns-tune-table 2\nname t\n"
+
+/* version 2: rows rank several candidates, "cpu" names where it was measured */
+static void test_parser_v2(void)
+{
+    expect_parse(HEAD2 "cpu GenuineIntel-f6-m143-x1ff\n"
+                       "row mul any 2-100 mont 1.00 pmns-mp:s=2 1.25 rns 1.25 pmns 3.5\n"
+                       "row exp pm 2-100 mont 1\n",
+                 MNS_OK, NULL);
+    expect_parse(HEAD "cpu x\n", MNS_EPARSE, "line 4"); /* version 1 has no cpu line */
+    expect_parse(HEAD2 "cpu a\ncpu a\n", MNS_EPARSE, "line 5");
+    expect_parse(HEAD2 "cpu a b\n", MNS_EPARSE, "line 4");
+    expect_parse(HEAD2 "row mul any 2-100 mont 1.00 rns\n", MNS_EPARSE, "line 4");
+    expect_parse(HEAD2 "row mul any 2-100\n", MNS_EPARSE, "line 4");
+    expect_parse(HEAD2 "row mul any 2-100 mont 1.10 rns 1.20\n", MNS_EPARSE, "first is 1");
+    expect_parse(HEAD2 "row mul any 2-100 mont 1.00 rns 1.20 pmns 1.10\n", MNS_EPARSE, "line 4");
+    expect_parse(HEAD2 "row mul any 2-100 mont 1.00 rns 1.20 mont 1.30\n", MNS_EPARSE,
+                 "ranked twice");
+    expect_parse(HEAD2 "row mul any 2-100 mont 1.00 auto 1.20\n", MNS_EPARSE, "line 4");
+    expect_parse(HEAD "row mul any 2-100 mont 1.00 rns 1.20\n", MNS_EPARSE, "line 4");
 }
 
 static void test_form(void)
@@ -157,7 +183,8 @@ static void test_lookup(void)
              "lookup exp any");
 
     /* the hand-over and what describe says */
-    expect_auto("auto", p, "mont kernel=generic", "line 6", "refused: nosuch-backend, mont:kernel=bogus");
+    expect_auto("auto", p, "mont kernel=generic", "line 6", "refused: nosuch-backend (");
+    expect_auto("auto", p, "mont kernel=generic", "), mont:kernel=bogus (", NULL);
     expect_auto("auto:op=mul", p, "mont kernel=generic", "margin 1.30", "table=unit-table");
     expect_auto("auto:op=exp", p, "mpart-mont", "op=exp", "line 8");
 
@@ -187,12 +214,51 @@ static void test_lookup(void)
     expect_auto("auto", p, "mont ", "no row for this size", NULL);
     /* every row refuses: mont closes the list */
     MT_CHECK(mns_tune_set_text(HEAD "row mul any 2-1000 nosuch 1.0\n", "refusing") == MNS_OK, "set");
-    expect_auto("auto", p, "mont ", "every row refused p", "refused: nosuch");
+    expect_auto("auto", p, "mont ", "every row refused p", "refused: nosuch (");
 
     /* options of auto */
     MT_CHECK(mns_field_new(&f, p, "auto:op=sqr") == MNS_EINVAL, "op=sqr");
     MT_CHECK(mns_field_new(&f, p, "auto:op=mul,x=1") == MNS_EINVAL, "x=1");
     MT_CHECK(mns_field_new(&f, p, "auto:") == MNS_EINVAL, "auto:");
+    mpz_clear(p);
+}
+
+/* A ranking whose first candidates refuse p hands over to the next measured
+ * one, and describe says which refused and why. */
+static void test_ranking(void)
+{
+    static const char table[] =
+        HEAD2 "row mul any 2-100000 pmns-mp 1.00 pmns 1.10 rns 1.30 mont 2.00\n" /* line 4 */
+              "row exp any 2-100000 mont-ifma 1.00 rns-ifma 1.05 pmns-mp 1.30 mont 1.50\n";
+    MT_CHECK(mns_tune_set_text(table, "ranked") == MNS_OK, "set: %s", mns_last_error());
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, 512, MT_MOD_PRIME);
+    expect_auto("auto", p, "pmns-mp ", "line 4: any pmns-mp 2-100000 bits, choice 1 of 4", NULL);
+    /* random odd composites of several sizes: both PMNS refuse, rns serves */
+    static const unsigned sizes[] = {130, 512, 1030};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        do /* a random odd modulus is rarely prime: draw again then */
+            mt_modulus(p, sizes[i], MT_MOD_RANDOM);
+        while (mpz_probab_prime_p(p, 30));
+        expect_auto("auto", p, "rns ", "choice 3 of 4, measured 1.30x", "refused: pmns-mp (");
+        /* the second PMNS is not asked again: the first said p is composite */
+        expect_auto("auto", p, "rns ", "), pmns (p is composite)", NULL);
+    }
+    /* op=exp: the IFMA backends first; without IFMA (MNS_CPU=generic or
+     * avx2, or such a CPU) pmns-mp serves, on a composite mont */
+    mt_modulus(p, 512, MT_MOD_PRIME);
+    if (mns_cpu_has_ifma()) {
+        expect_auto("auto:op=exp", p, "mont-ifma ", "choice 1 of 4", NULL);
+    } else {
+        expect_auto("auto:op=exp", p, "pmns-mp ", "choice 3 of 4", "refused: mont-ifma (");
+        expect_auto("auto:op=exp", p, "pmns-mp ", "), rns-ifma (", NULL);
+    }
+    do
+        mt_modulus(p, 512, MT_MOD_RANDOM);
+    while (mpz_probab_prime_p(p, 30));
+    if (!mns_cpu_has_ifma())
+        expect_auto("auto:op=exp", p, "mont ", "choice 4 of 4", "), pmns-mp (");
     mpz_clear(p);
 }
 
@@ -277,6 +343,80 @@ static void test_file(void)
     MT_CHECK(mns_tune_set_file(NULL) == MNS_EINVAL, "NULL path");
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    MT_CHECK(fp != NULL, "cannot write %s", path);
+    if (fp) {
+        fputs(text, fp);
+        fclose(fp);
+    }
+}
+
+/* The calibrated cache ($XDG_CACHE_HOME/mns/tune-<key>.txt, set to a fresh
+ * directory by main): used when it is a well-formed table measured for this
+ * CPU key, ignored with a warning when corrupt or foreign, never trusted. */
+static void test_cache(void)
+{
+    const char *path = mns_tune_cache_path(), *key = mns_tune_cpu_key();
+    MT_CHECK(path != NULL, "no cache path with XDG_CACHE_HOME set");
+    if (!path)
+        return;
+    MT_CHECK(strstr(path, "/mns/tune-") && strstr(path, key), "cache path %s", path);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    MT_CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
+
+    mns_tune_set_default(); /* no file: the shipped table, no warning */
+    MT_CHECK(strncmp(mns_tune_current(), "shipped ", 8) == 0 && !mns_tune_warning()[0],
+             "no cache: %s / %s", mns_tune_current(), mns_tune_warning());
+
+    char text[512];
+    snprintf(text, sizeof text, HEAD2 "cpu %s\nrow mul any 2-100000 mont:kernel=generic 1.00\n", key);
+    write_text(path, text);
+    mns_tune_set_default();
+    MT_CHECK(strncmp(mns_tune_current(), "cache ", 6) == 0 && mns_tune_own_table() &&
+                 !mns_tune_warning()[0],
+             "own cache: %s / %s", mns_tune_current(), mns_tune_warning());
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, 300, MT_MOD_PRIME);
+    expect_auto("auto", p, "mont kernel=generic", "table=cache ", "choice 1 of 1");
+
+    /* corrupt, foreign, truncated, or without a cpu line: the shipped table
+     * serves, and the warning says why */
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"\x7f" "ELF\x01\x01 binary junk\n", "line 1"},
+        {HEAD2 "cpu GenuineIntel-f6-m143-x1ff\nrow mul any 2-100000 mont:kernel=generic 1.00\n",
+         "measured on GenuineIntel-f6-m143-x1ff"},
+        {HEAD2 "row mul any 2-100000 mont:kernel=generic 1.00\n", "names no CPU"},
+        {HEAD "row mul any 2-100000 mont:kernel=generic 1.00\n", "names no CPU"},
+        {"", "empty"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text(path, bad[i].text);
+        mns_tune_set_default();
+        const char *w = mns_tune_warning();
+        MT_CHECK(strncmp(mns_tune_current(), "shipped ", 8) == 0, "bad cache %zu: %s", i,
+                 mns_tune_current());
+        MT_CHECK(strstr(w, "ignored") && strstr(w, path) && strstr(w, bad[i].why),
+                 "bad cache %zu: warning \"%s\" lacks \"%s\"", i, w, bad[i].why);
+        expect_auto("auto", p, "", "table=shipped", NULL);
+    }
+    /* an own table half-written (no rows after the cpu line) is well formed
+     * and used: auto still serves through mont */
+    snprintf(text, sizeof text, HEAD2 "cpu %s\n", key);
+    write_text(path, text);
+    mns_tune_set_default();
+    expect_auto("auto", p, "mont ", "no row for this size", NULL);
+    remove(path);
+    rmdir(dir);
+    mns_tune_set_default();
+    mpz_clear(p);
+}
+
 static void test_shipped(void)
 {
     const char *ifma = mns_tune_shipped("ifma"), *gen = mns_tune_shipped("generic"),
@@ -316,42 +456,82 @@ static void test_shipped(void)
     mpz_clear(p);
 }
 
-int main(int argc, char **argv)
+/* MNS_TUNE_FILE = tests/field/tune_env.txt: every size goes to mpart-mont */
+static int env_file(void)
 {
-    mt_init("tune");
-    if (argc > 1 && strcmp(argv[1], "env") == 0) {
-        /* MNS_TUNE_FILE = tests/tune_env.txt: every size goes to mpart-mont */
-        mpz_t p;
-        mpz_init(p);
-        mt_modulus(p, 256, MT_MOD_PRIME);
-        expect_auto("auto", p, "mpart-mont", "tune_env.txt", "line 4");
-        MT_CHECK(strstr(mns_tune_current(), "tune_env.txt") != NULL, "current: %s",
-                 mns_tune_current());
-        mpz_clear(p);
-        return mt_finish();
-    }
-    if (argc > 1 && strcmp(argv[1], "envbad") == 0) {
-        /* MNS_TUNE_FILE names no file: auto says so, named backends work */
-        mpz_t p;
-        mpz_init(p);
-        mt_modulus(p, 256, MT_MOD_PRIME);
-        mns_field *f = NULL;
-        MT_CHECK(mns_field_new(&f, p, "auto") == MNS_EPARSE && !f &&
-                     strstr(mns_last_error(), "MNS_TUNE_FILE"),
-                 "auto with a missing MNS_TUNE_FILE: %s", mns_last_error());
-        MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont");
-        mns_field_free(f);
-        mns_tune_set_default();
-        MT_CHECK(mns_field_new(&f, p, "auto") == MNS_OK, "auto after set_default");
-        mns_field_free(f);
-        mpz_clear(p);
-        return mt_finish();
-    }
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, 256, MT_MOD_PRIME);
+    expect_auto("auto", p, "mpart-mont", "tune_env.txt", "line 4");
+    MT_CHECK(strstr(mns_tune_current(), "tune_env.txt") != NULL, "current: %s",
+             mns_tune_current());
+    MT_CHECK(mns_tune_own_table(), "a user's table counts as its own");
+    mpz_clear(p);
+    return mt_finish();
+}
+
+/* MNS_TUNE_FILE names no file: auto says so, named backends work */
+static int env_bad(void)
+{
+    mpz_t p;
+    mpz_init(p);
+    mt_modulus(p, 256, MT_MOD_PRIME);
+    mns_field *f = NULL;
+    MT_CHECK(mns_field_new(&f, p, "auto") == MNS_EPARSE && !f &&
+                 strstr(mns_last_error(), "MNS_TUNE_FILE"),
+             "auto with a missing MNS_TUNE_FILE: %s", mns_last_error());
+    MT_CHECK(mns_field_new(&f, p, "mont") == MNS_OK, "mont");
+    mns_field_free(f);
+    mns_tune_set_default();
+    MT_CHECK(mns_field_new(&f, p, "auto") == MNS_OK, "auto after set_default");
+    mns_field_free(f);
+    mpz_clear(p);
+    return mt_finish();
+}
+
+/* MNS_CPU=avx2 (tests/field/tune.cmake): a CPU without IFMA, even where the
+ * hardware has it; a table ranking the IFMA backends first hands over. */
+static int noifma(void)
+{
+    MT_CHECK(!mns_cpu_has_ifma(), "MNS_CPU=avx2 leaves IFMA usable");
+    test_ranking();
+    return mt_finish();
+}
+
+static int all(void)
+{
     test_parser();
+    test_parser_v2();
     test_form();
     test_lookup();
+    test_ranking();
     test_delta();
     test_file();
+    test_cache();
     test_shipped();
     return mt_finish();
+}
+
+int main(int argc, char **argv)
+{
+    /* a cache directory of the test's own: the user's calibration must not
+     * change what the test sees, and test_cache writes there */
+    char cache[] = "/tmp/mns-tune-cache-XXXXXX";
+    if (!mkdtemp(cache)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("XDG_CACHE_HOME", cache, 1);
+    mt_init("tune");
+    int rc;
+    if (argc > 1 && strcmp(argv[1], "noifma") == 0)
+        rc = noifma();
+    else if (argc > 1 && strcmp(argv[1], "env") == 0)
+        rc = env_file();
+    else if (argc > 1 && strcmp(argv[1], "envbad") == 0)
+        rc = env_bad();
+    else
+        rc = all();
+    rmdir(cache);
+    return rc;
 }
