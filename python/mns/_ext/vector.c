@@ -111,9 +111,10 @@ static PyObject *vector_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             return PyErr_Format(PyExc_ValueError, "a vector of another field");
         return Py_NewRef(values);
     }
-    int bytes_like = PyBytes_Check(values) || PyByteArray_Check(values) || PyUnicode_Check(values);
-    if (!bytes_like && PyObject_CheckBuffer(values) ? from_buffer(&v, F, values)
-                                                    : from_sequence(&v, F, values))
+    if (PyBytes_Check(values) || PyByteArray_Check(values) || PyUnicode_Check(values))
+        return PyErr_Format(PyExc_TypeError, "Vector(field, values): %.100s is not words: "
+                            "array('Q', ...) or memoryview(...).cast('Q')", Py_TYPE(values)->tp_name);
+    if (PyObject_CheckBuffer(values) ? from_buffer(&v, F, values) : from_sequence(&v, F, values))
         return NULL;
     return (PyObject *)v;
 }
