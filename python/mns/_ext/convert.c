@@ -124,18 +124,44 @@ uint64_t *mnspy_int_words(PyObject *x, size_t *n, int *sign, uint64_t *stack, si
     return w;
 }
 
+/* out <- the element of the value (pwords words, below p) through set_words. */
+static void set_canonical(FieldObject *F, uint64_t *out, const mp_limb_t *v, size_t n)
+{
+    uint64_t stack[MNSPY_STACK_WORDS], *w = stack;
+    if (F->pwords > MNSPY_STACK_WORDS && !(w = PyMem_Malloc(F->pwords * 8))) {
+        /* no room for the padded copy: the backend's own conversion */
+        mns_field_set_mpz(F->f, out, F->scratch);
+        return;
+    }
+    memcpy(w, v, n * 8);
+    memset(w + n, 0, (F->pwords - n) * 8);
+    mns_field_set_words(F->f, out, w, F->pwords);
+    if (w != stack)
+        PyMem_Free(w);
+}
+
+/* out <- the element of sign * w (n words). A value in [0, p) goes in by
+ * the constant-time set_words; any other is reduced by GMP first (under the
+ * GIL: F->scratch), since some backends' set_mpz costs hundreds of products
+ * (pmns-mp's). */
 int mnspy_set_words_or_mpz(FieldObject *F, uint64_t *out, const uint64_t *w, size_t n, int sign)
 {
     size_t top = n;
     while (top && !w[top - 1])
         top--;
-    if (F->words_io && sign >= 0 && top <= F->pwords && n >= F->pwords &&
-        (top < F->pwords || mpn_cmp((const mp_limb_t *)w, mpz_limbs_read(F->p), top) < 0)) {
+    const int below_p = sign >= 0 && top <= F->pwords &&
+                        (top < F->pwords || mpn_cmp((const mp_limb_t *)w, mpz_limbs_read(F->p), top) < 0);
+    if (F->words_io && below_p && n >= F->pwords) {
         mns_field_set_words(F->f, out, w, F->pwords);
         return 0;
     }
     mpz_t z;
     mpz_roinit_n(z, (const mp_limb_t *)w, sign < 0 ? -(mp_size_t)top : (mp_size_t)top);
+    if (F->words_io) {
+        mpz_mod(F->scratch, z, F->p);
+        set_canonical(F, out, mpz_limbs_read(F->scratch), mpz_size(F->scratch));
+        return 0;
+    }
     mns_status st = mns_field_set_mpz(F->f, out, z);
     if (st != MNS_OK) {
         mnspy_status_error(st);

@@ -177,9 +177,12 @@ int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a)
         if (!mpz_invert(F->scratch, z, F->p)) {
             PyErr_SetString(PyExc_ValueError, "base is not invertible for the given modulus");
             rc = -1;
-        } else if ((rc = mns_field_set_mpz(F->f, r, F->scratch)) != MNS_OK) {
-            mnspy_status_error(rc);
-            rc = -1;
+        } else {
+            /* the inverse is below p: its words, padded, go in as any value */
+            size_t n = mpz_size(F->scratch);
+            memcpy(c, mpz_limbs_read(F->scratch), n * 8);
+            memset(c + n, 0, (F->pwords - n) * 8);
+            rc = mnspy_set_words_or_mpz(F, r, c, F->pwords, 1);
         }
     }
     if (c != stack)
@@ -287,47 +290,56 @@ static PyNumberMethods elem_number = {
     .nb_int = (unaryfunc)elem_int,
 };
 
-/* 1 if the element a equals x (an integer, taken mod p), 0 if not, -1 on error. */
-static int equals_int(ElementObject *a, PyObject *x)
+/* 1 if x and y (operands of F) are the same value, 0 if not, -1 on error.
+ * Equal words are one value; where the tight form is unique (mont) unequal
+ * tight words are two; otherwise the difference is converted once. */
+static int equals(FieldObject *F, operand *x, operand *y)
 {
-    FieldObject *F = a->field;
-    PyObject *v = PyNumber_Remainder(x, F->pyp); /* Python's %: in [0, p) */
-    if (!v)
+    if (x->k == y->k && !memcmp(x->w, y->w, F->limbs * 8))
+        return 1;
+    if (F->unique_tight && x->k == 1 && y->k == 1)
+        return 0;
+    ElementObject *d = mnspy_elem_new(F);
+    if (!d || addsub(F, d, x, y, 1) < 0) {
+        Py_XDECREF(d);
         return -1;
-    PyObject *mine = elem_int(a);
-    int eq = mine ? PyObject_RichCompareBool(mine, v, Py_EQ) : -1;
-    Py_XDECREF(mine);
-    Py_DECREF(v);
+    }
+    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(d, buf);
+    int eq = -1;
+    if (c) {
+        uint64_t any = 0;
+        for (size_t i = 0; i < F->pwords; i++)
+            any |= c[i];
+        eq = any == 0;
+        if (c != buf)
+            PyMem_Free(c);
+    }
+    Py_DECREF(d);
     return eq;
 }
 
-static int equals_elem(ElementObject *a, ElementObject *b)
+static int equals_obj(ElementObject *a, PyObject *b)
 {
-    if (a->field != b->field)
-        return 0;
-    if (a == b || (a->k == b->k && !memcmp(a->w, b->w, a->field->limbs * 8)))
-        return 1; /* one representation, one value */
-    uint64_t ba[MNSPY_STACK_WORDS], bb[MNSPY_STACK_WORDS];
-    uint64_t *ca = canon_words(a, ba), *cb = ca ? canon_words(b, bb) : NULL;
-    int eq = cb ? memcmp(ca, cb, a->field->pwords * 8) == 0 : -1;
-    if (ca && ca != ba)
-        PyMem_Free(ca);
-    if (cb && cb != bb)
-        PyMem_Free(cb);
-    return eq;
+    FieldObject *F = a->field;
+    if (Element_Check(b) && ((ElementObject *)b)->field != F)
+        return 0; /* elements of two fields are never equal */
+    operand x, y;
+    operand_elem(&x, a);
+    int rc = operand_get(F, b, &y);
+    if (rc == 0)
+        rc = equals(F, &x, &y);
+    operand_done(&x);
+    operand_done(&y);
+    return rc;
 }
 
 static PyObject *elem_richcompare(PyObject *a, PyObject *b, int op)
 {
     if ((op != Py_EQ && op != Py_NE) || !Element_Check(a))
         return Py_NewRef(Py_NotImplemented);
-    int eq;
-    if (Element_Check(b))
-        eq = equals_elem((ElementObject *)a, (ElementObject *)b);
-    else if (PyLong_Check(b) || PyIndex_Check(b))
-        eq = equals_int((ElementObject *)a, b);
-    else
+    if (!Element_Check(b) && !PyLong_Check(b) && !PyIndex_Check(b))
         return Py_NewRef(Py_NotImplemented);
+    int eq = equals_obj((ElementObject *)a, b);
     if (eq < 0)
         return NULL;
     return PyBool_FromLong(op == Py_EQ ? eq : !eq);
@@ -383,9 +395,14 @@ static PyObject *elem_bytes(ElementObject *a, PyObject *unused)
     size_t len = (F->pbits + 7) / 8;
     PyObject *r = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
     if (r) {
-        unsigned char *out = (unsigned char *)PyBytes_AS_STRING(r);
-        for (size_t i = 0; i < len; i++)
-            out[len - 1 - i] = (unsigned char)(c[i / 8] >> (8 * (i % 8)));
+        /* the words in reverse order, each byte-swapped: big-endian in place */
+        const size_t n = F->pwords;
+        for (size_t i = 0; i < (n + 1) / 2; i++) {
+            uint64_t lo = c[i], hi = c[n - 1 - i];
+            c[i] = __builtin_bswap64(hi);
+            c[n - 1 - i] = __builtin_bswap64(lo);
+        }
+        memcpy(PyBytes_AS_STRING(r), (const unsigned char *)c + (n * 8 - len), len);
     }
     if (c != buf)
         PyMem_Free(c);

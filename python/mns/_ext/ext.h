@@ -26,6 +26,7 @@ typedef struct {
     size_t pbits;
     int full_reduce;    /* add/sub return tight elements: no reduce after them */
     int kmax;           /* tight summands a product accepts: delta + 1 */
+    int unique_tight;   /* one tight form per value: equal values, equal words */
     int words_io;       /* constant-time set_words / get_words */
     mpz_t p;
     mpz_t scratch;      /* for get_mpz under the GIL (never used without it) */

@@ -3,6 +3,7 @@
 #include "ext.h"
 
 #include <limits.h>
+#include <string.h>
 #include <structmember.h>
 
 #include "field/field_internal.h"
@@ -17,6 +18,9 @@ static int field_init_words(FieldObject *F)
     /* capped so that the sum of two counts cannot overflow */
     F->kmax = F->full_reduce ? 1 : delta < 0 ? 1 : delta >= (1 << 20) ? (1 << 20) : delta + 1;
     F->words_io = mns_field_has_set_words(F->f) && mns_field_has_get_words(F->f);
+    /* mont keeps every element fully reduced, a R mod p in [0, p)
+     * (src/mont/mont_words.c): its words are the value's only form */
+    F->unique_tight = strncmp(mns_field_describe(F->f), "mont ", 5) == 0;
     mpz_realloc2(F->scratch, (mp_bitcnt_t)(F->pwords + 2) * 64);
     if (!(F->zero = PyMem_Calloc(F->limbs ? F->limbs : 1, 8))) {
         PyErr_NoMemory();
