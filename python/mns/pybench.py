@@ -31,14 +31,17 @@ OPS = [
 
 
 def cpu_name():
+    """The model name, with the family where the name is as terse as "AMD EPYC"."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    name = info.get("model name") or platform.processor() or platform.machine()
+    return f"{name} (family {info['cpu family']})" if "cpu family" in info else name
 
 
 def per_call_ns(stmt, env, seconds=0.2):
