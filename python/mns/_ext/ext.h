@@ -15,6 +15,15 @@
 
 #include <mns.h>
 
+#if PY_VERSION_HEX < 0x030A0000 /* pyproject.toml: Python >= 3.9 */
+static inline PyObject *Py_NewRef(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+#define Py_NewRef(o) Py_NewRef((PyObject *)(o))
+#endif
+
 /* Canonical words kept on the C stack; larger moduli use the heap. */
 #define MNSPY_STACK_WORDS 128
 
