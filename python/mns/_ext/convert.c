@@ -125,19 +125,19 @@ uint64_t *mnspy_int_words(PyObject *x, size_t *n, int *sign, uint64_t *stack, si
 }
 
 /* out <- the element of the value (pwords words, below p) through set_words. */
-static void set_canonical(FieldObject *F, uint64_t *out, const mp_limb_t *v, size_t n)
+static int set_canonical(FieldObject *F, uint64_t *out, const mp_limb_t *v, size_t n)
 {
     uint64_t stack[MNSPY_STACK_WORDS], *w = stack;
     if (F->pwords > MNSPY_STACK_WORDS && !(w = PyMem_Malloc(F->pwords * 8))) {
-        /* no room for the padded copy: the backend's own conversion */
-        mns_field_set_mpz(F->f, out, F->scratch);
-        return;
+        PyErr_NoMemory();
+        return -1;
     }
     memcpy(w, v, n * 8);
     memset(w + n, 0, (F->pwords - n) * 8);
     mns_field_set_words(F->f, out, w, F->pwords);
     if (w != stack)
         PyMem_Free(w);
+    return 0;
 }
 
 /* out <- the element of sign * w (n words). A value in [0, p) goes in by
@@ -159,8 +159,7 @@ int mnspy_set_words_or_mpz(FieldObject *F, uint64_t *out, const uint64_t *w, siz
     mpz_roinit_n(z, (const mp_limb_t *)w, sign < 0 ? -(mp_size_t)top : (mp_size_t)top);
     if (F->words_io) {
         mpz_mod(F->scratch, z, F->p);
-        set_canonical(F, out, mpz_limbs_read(F->scratch), mpz_size(F->scratch));
-        return 0;
+        return set_canonical(F, out, mpz_limbs_read(F->scratch), mpz_size(F->scratch));
     }
     mns_status st = mns_field_set_mpz(F->f, out, z);
     if (st != MNS_OK) {
