@@ -2,7 +2,8 @@
 # Installs what mns needs to build, test and benchmark, only what is missing.
 # Debian packages: compiler, cmake, pkg-config, GMP, OpenSSL, FLINT (the PMNS
 # generator), valgrind (constant-time tests). Python packages: matplotlib
-# (benchmark plots). Safe to run again; quiet when nothing is missing.
+# (benchmark plots), gmpy2 and, when it installs, python-flint (the
+# comparators of `mns bench --python`). Safe to run again; quiet when nothing is missing.
 set -e
 
 DEBS="build-essential cmake pkg-config libgmp-dev libssl-dev libflint-dev valgrind python3"
@@ -20,16 +21,31 @@ if [ -n "$missing" ]; then
 fi
 
 PY="${PYTHON:-python3}"
-if [ "${MNS_DEPS_PYTHON:-1}" = 1 ]; then
+# MNS_PY_MODULES: modules needed; MNS_PY_OPTIONAL: modules installed when pip
+# can (comparators of the Python benchmark). An entry is the module name, or
+# module=package where the two differ (flint=python-flint).
+pip_missing() {
     pymissing=""
-    for mod in $MNS_PY_MODULES; do
-        "$PY" -c "import $mod" 2>/dev/null || pymissing="$pymissing $mod"
+    for entry in $1; do
+        mod=${entry%%=*}
+        "$PY" -c "import $mod" 2>/dev/null || pymissing="$pymissing ${entry#*=}"
     done
+    echo "$pymissing"
+}
+pip_install() {
+    "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "$@" ||
+        "$PY" -m pip install --quiet --disable-pip-version-check --break-system-packages "$@"
+}
+if [ "${MNS_DEPS_PYTHON:-1}" = 1 ]; then
+    pymissing=$(pip_missing "$MNS_PY_MODULES")
     if [ -n "$pymissing" ]; then
         echo "install-deps: pip install$pymissing"
-        "$PY" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore $pymissing ||
-            "$PY" -m pip install --quiet --disable-pip-version-check --break-system-packages $pymissing
+        pip_install $pymissing
     fi
+    for pkg in $(pip_missing "$MNS_PY_OPTIONAL"); do
+        echo "install-deps: pip install $pkg (optional)"
+        pip_install "$pkg" 2>/dev/null || echo "install-deps: $pkg did not install; going on without it"
+    done
 fi
 
 # Intel crypto_mb and IPP (the batch section of mns-bench compares with

@@ -202,7 +202,21 @@ def find_bench():
     return built if os.access(built, os.X_OK) else None
 
 
+def cmd_bench_python(args):
+    from . import pybench
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else pybench.DEFAULT_SIZES
+    seconds = args.budget if args.budget is not None else 0.2
+    seed = args.seed if args.seed is not None else 1
+    for backend in (args.backends or "auto").split(","):
+        pybench.table(sizes, backend=backend, seconds=seconds, seed=seed)
+        print()
+    pybench.vector_table(n=args.vector_n, backend="auto", seed=seed + 1)
+    return 0
+
+
 def cmd_bench(args):
+    if args.python:
+        return cmd_bench_python(args)
     exe = args.exe or find_bench()
     if not exe:
         print("mns bench: mns-bench not found: build the C library (make build), `make install` it, "
@@ -379,7 +393,12 @@ def parser():
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.set_defaults(fn=cmd_gen)
 
-    p = sub.add_parser("bench", help="run mns-bench (C), print the table, draw the plot")
+    p = sub.add_parser("bench", help="run mns-bench (C), print the table, draw the plot; "
+                       "--python: the Python layer against gmpy2")
+    p.add_argument("--python", action="store_true",
+                   help="time mns.Element and mns.Vector against gmpy2 (and python-flint) in this "
+                        "process instead (--sizes, --backends, --budget: seconds per figure, --seed)")
+    p.add_argument("--vector-n", type=int, default=100_000, help="with --python: products in the Vector rows")
     p.add_argument("--sizes", help="prime sizes in bits, e.g. 256,1024,2048")
     p.add_argument("--backends", help="mns specs, e.g. auto,mont,rns-ifma")
     p.add_argument("--ops", help="modmul,modsqr,modexp")

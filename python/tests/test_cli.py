@@ -135,3 +135,20 @@ def test_rsa_bad_keys(tmp_path, key_files):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     r = run("rsa", "sign", "--key", key_files["pem"], "--hash", "md5", input="x")
     assert r.returncode != 0 and "invalid choice" in r.stderr
+
+
+def test_bench_python_table():
+    pytest.importorskip("gmpy2")
+    r = run("bench", "--python", "--sizes", "256,1024", "--backends", "auto,mont", "--budget", "0.01",
+            "--vector-n", 2000)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert sum(1 for line in lines if line.startswith("# mns ") and "CPU:" in line) == 2
+    rows = [line.split() for line in lines if line[:5].strip() in ("256", "1024")]
+    ops = {row[1] for row in rows}
+    assert {"a*b", "a+b", "a-b", "-a", "a**e", "a**-1", "a==b", "int(a)", "bytes(a)"} <= ops
+    assert len(rows) == 2 * 2 * 9
+    for row in rows:
+        mns_ns, gmpy2_ns, ratio = map(float, row[2:5])
+        assert mns_ns > 0 and gmpy2_ns > 0 and abs(ratio - mns_ns / gmpy2_ns) < 0.01 * ratio + 0.01
+    assert "Vector: V.mul(W)" in r.stdout and "loop over mns elements" in r.stdout

@@ -1,0 +1,149 @@
+"""`mns bench --python`: what one operation costs a Python user, mns elements
+against gmpy2 (and python-flint's fmpz_mod when installed) in the same
+process, and whole-array products against the loop over elements.
+
+Every figure is the fastest of seven batches of one statement repeated in a
+timeit loop, timed by the process's CPU time, in nanoseconds per operation:
+on a shared machine the wall clock mostly measures the other tenants, and the
+least disturbed batch is the closest to the cost. The ratio mns/gmpy2 is a
+time ratio (below 1: mns is faster)."""
+import platform
+import random
+import time
+import timeit
+
+import mns
+
+DEFAULT_SIZES = (256, 1024, 2048, 4096)
+
+# name, mns statement, gmpy2 statement, flint statement (None: not timed)
+OPS = [
+    ("a*b", "a * b", "a * b % p", "a * b"),
+    ("a+b", "a + b", "(a + b) % p", "a + b"),
+    ("a-b", "a - b", "(a - b) % p", "a - b"),
+    ("-a", "-a", "-a % p", "-a"),
+    ("a**e", "a ** e", "powmod(a, e, p)", "a ** e"),
+    ("a**-1", "a ** -1", "invert(a, p)", "a.inverse()"),
+    ("a==b", "a == b", "a == b", "a == b"),
+    ("int(a)", "int(a)", "int(a)", "int(a)"),
+    ("bytes(a)", "bytes(a)", "a.to_bytes(nbytes, 'big')", None),
+]
+
+
+def cpu_name():
+    """The model name, with the family where the name is as terse as "AMD EPYC"."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    name = info.get("model name") or platform.processor() or platform.machine()
+    return f"{name} (family {info['cpu family']})" if "cpu family" in info else name
+
+
+def per_call_ns(stmt, env, seconds=0.2):
+    """The fastest of seven batches (CPU time), ns per execution of stmt."""
+    t = timeit.Timer(stmt, globals=env, timer=time.process_time)
+    number = 1
+    while True:   # a batch long enough for the CPU clock's resolution, short enough for the budget
+        total = t.timeit(number)
+        if total >= 0.002 or number >= 1 << 24:
+            break
+        number *= 4
+    number = max(1, int(number * seconds / 7 / max(total, 1e-9)))
+    return min(t.repeat(7, number)) / number * 1e9
+
+
+def _comparators():
+    try:
+        import gmpy2
+    except ImportError:
+        gmpy2 = None
+    try:
+        import flint
+        if not hasattr(flint, "fmpz_mod_ctx"):
+            flint = None
+    except ImportError:
+        flint = None
+    return gmpy2, flint
+
+
+def _row(bits, p, backend, gmpy2, flint, rng, seconds):
+    F = mns.Field(p, backend)
+    x, y, e = rng.randrange(1, p), rng.randrange(1, p), rng.randrange(p // 2, p)
+    envs = {"mns": dict(a=F(x), b=F(y), e=e)}
+    if gmpy2:
+        envs["gmpy2"] = dict(a=gmpy2.mpz(x), b=gmpy2.mpz(y), e=gmpy2.mpz(e), p=gmpy2.mpz(p),
+                             powmod=gmpy2.powmod, invert=gmpy2.invert, nbytes=(bits + 7) // 8)
+    if flint:
+        C = flint.fmpz_mod_ctx(p)
+        envs["flint"] = dict(a=C(x), b=C(y), e=e)
+    out = []
+    for name, *stmts in OPS:
+        times = {}
+        for lib, stmt in zip(("mns", "gmpy2", "flint"), stmts):
+            if lib in envs and stmt is not None:
+                times[lib] = per_call_ns(stmt, envs[lib], seconds)
+        out.append((bits, name, times))
+    return F.describe, out
+
+
+def _fmt_ratio(t, base):
+    return f"{t / base:9.2f}" if base else f"{'-':>9}"
+
+
+def table(sizes=DEFAULT_SIZES, backend="auto", seconds=0.2, seed=1, out=print):
+    gmpy2, flint = _comparators()
+    rng = random.Random(seed)
+    from .cli import random_prime
+    out(f"# mns {mns.version()} Python layer, CPU: {cpu_name()}; ns per operation "
+        f"(fastest of 7 CPU-time batches); ratio = mns time / comparator time")
+    if not gmpy2:
+        out("# gmpy2 not installed: pip install gmpy2")
+    out(f"{'bits':>5} {'op':9} {'mns':>10} {'gmpy2':>10} {'mns/gmpy2':>9}"
+        + (f" {'flint':>10} {'mns/flint':>9}" if flint else ""))
+    for bits in sizes:
+        p = random_prime(bits, rng)
+        desc, rows = _row(bits, p, backend, gmpy2, flint, rng, seconds)
+        out(f"# {bits} bits: {desc.split(' auto=')[0]}")
+        for bits_, name, t in rows:
+            line = f"{bits_:5d} {name:9} {t['mns']:10.1f}"
+            g = t.get("gmpy2")
+            line += f" {g:10.1f} {_fmt_ratio(t['mns'], g)}" if g else f" {'-':>10} {'-':>9}"
+            if flint:
+                fl = t.get("flint")
+                line += f" {fl:10.1f} {_fmt_ratio(t['mns'], fl)}" if fl else f" {'-':>10} {'-':>9}"
+            out(line)
+
+
+def vector_table(bits=256, n=100_000, backend="auto", seed=2, out=print):
+    """n products of `bits`-bit elements: one Vector call against the loops."""
+    gmpy2, _ = _comparators()
+    rng = random.Random(seed)
+    from .cli import random_prime
+    p = random_prime(bits, rng)
+    F = mns.Field(p, backend)
+    xs = [rng.randrange(p) for _ in range(n)]
+    ys = [rng.randrange(p) for _ in range(n)]
+    A, B = [F(x) for x in xs], [F(y) for y in ys]
+    V, W = F.vector(xs), F.vector(ys)
+    env = dict(A=A, B=B, V=V, W=W)
+    rows = [("loop over mns elements: [a * b for a, b in zip(A, B)]", "[a * b for a, b in zip(A, B)]"),
+            ("Vector: V.mul(W)", "V.mul(W)"),
+            ("Vector: V.mul(W, threads=2)", "V.mul(W, threads=2)")]
+    if gmpy2:
+        env.update(G=[gmpy2.mpz(x) for x in xs], H=[gmpy2.mpz(y) for y in ys], p=gmpy2.mpz(p))
+        rows.append(("loop over gmpy2: [a * b % p for a, b in zip(G, H)]", "[a * b % p for a, b in zip(G, H)]"))
+    out(f"# {n} products at {bits} bits ({F.describe.split(' auto=')[0]}), CPU: {cpu_name()}; "
+        "ns per product, fastest of 7 calls by CPU time (all threads) and by the wall clock")
+    cpu, wall = {}, {}
+    for label, stmt in rows:
+        cpu[label] = min(timeit.Timer(stmt, globals=env, timer=time.process_time).repeat(7, 1)) / n * 1e9
+        wall[label] = min(timeit.Timer(stmt, globals=env).repeat(7, 1)) / n * 1e9
+    loop = cpu[rows[0][0]]
+    out(f"{'':58} {'CPU ns':>8} {'wall ns':>8}  speed against the mns loop (CPU)")
+    for label, _ in rows:
+        out(f"{label:58} {cpu[label]:8.1f} {wall[label]:8.1f}  {loop / cpu[label]:6.1f}x")
