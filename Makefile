@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
 .PHONY: all deps deps-py deps-pytest build python check check-c check-python check-sanitize \
-	check-slow check-ifma-emu check-tune tune bench bench-full install clean
+	check-slow check-ifma-emu check-tune tune bench bench-full results install clean
 
 all: build
 
@@ -86,6 +86,13 @@ bench: build deps-py
 	@mkdir -p bench-out
 	$(BUILD)/bench/mns-bench --json bench-out/bench.json
 	$(PYTHON) bench/plot.py bench-out/bench.json bench-out/bench.png
+
+# The README's results tables (scripts/results.py): files bench-out/bench.json
+# and its plot under this CPU's class in docs/results/ (replacing the class's
+# previous run), then rewrites the tables between the README's markers from
+# the latest run of each class.
+results:
+	$(PYTHON) scripts/results.py --save bench-out/bench.json --readme README.md
 
 bench-full: build deps-py
 	@mkdir -p bench-out
