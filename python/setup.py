@@ -86,7 +86,7 @@ def private_libs(build):
     spec = importlib.util.spec_from_file_location("mns_build_script", os.path.join(HERE, "mns", "_build.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.private_libs(build)
+    return mod._private_libs(build)
 
 
 def cmake_cache(build):
@@ -160,6 +160,7 @@ class SDist(sdist):
         for top in C_TREE:
             path = os.path.join(src, top)
             if os.path.isfile(path):
+                self.mkpath(os.path.join(base_dir, "csrc"))
                 self.copy_file(path, os.path.join(base_dir, "csrc", top))
                 continue
             for dirpath, dirnames, filenames in os.walk(path):

@@ -17,7 +17,7 @@ ROOT = os.path.abspath(os.environ.get("MNS_SOURCE_DIR", os.path.join(HERE, "..",
 BUILD = os.path.abspath(os.environ.get("MNS_BUILD_DIR", os.path.join(ROOT, "build")))
 
 
-def private_libs(build=BUILD):
+def _private_libs(build=BUILD):
     """-l flags of Libs.private in the build tree's mns.pc (FLINT when built)."""
     libs = ["gmp", "m", "pthread"]
     try:
@@ -291,7 +291,7 @@ ffibuilder.set_source(
     # sources and `depends` with the built module, so without this a
     # reinstall after a library change kept the old library (python/build/)
     depends=[os.path.join(BUILD, "libmns.a")],
-    libraries=private_libs(),
+    libraries=_private_libs(),
     define_macros=[("MNSPY_BUILD_DIR", '"%s"' % BUILD.replace("\\", "\\\\").replace('"', '\\"'))],
 )
 
