@@ -11,12 +11,14 @@ mkdir -p "$work/tree" "$work/tmp"
 (cd "$src" && git ls-files -z --cached --others --exclude-standard) | (cd "$src" && xargs -0 tar cf -) |
   (cd "$work/tree" && tar xf -)
 # a build the caller pointed at must not leak in; ccache shares the objects
-# of the two builds below (same relative paths, see python/setup.py)
+# of the two builds below with each other and with `make build` (the same
+# relative paths, see python/setup.py, and the same flags: -Werror)
 unset MNS_BUILD_DIR MNS_SOURCE_DIR MNS_SETUP_OWNS_BUILD
 export TMPDIR="$work/tmp" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 if command -v ccache >/dev/null 2>&1; then
   export CMAKE_ARGS="${CMAKE_ARGS:-} -DCMAKE_C_COMPILER_LAUNCHER=ccache" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1
 fi
+export CMAKE_ARGS="${CMAKE_ARGS:-} -DMNS_WERROR=ON"
 : "${CMAKE_BUILD_PARALLEL_LEVEL:=2}"
 export CMAKE_BUILD_PARALLEL_LEVEL
 
@@ -35,7 +37,7 @@ rm -rf "$work/tree/build-python"
 
 echo "== pip install ./python (fresh venv, no prior build)"
 "$work/v1/bin/pip" install --quiet "$work/tree/python"
-(cd "$work" && v1/bin/python "$src/tests/python/smoke.py" "$seed" && v1/bin/mns --version)
+(cd "$work" && v1/bin/python tree/tests/python/smoke.py "$seed" && v1/bin/mns --version)
 
 echo "== python -m build (sdist, then the wheel from the sdist)"
 "$work/v1/bin/pip" install --quiet build
@@ -47,7 +49,7 @@ tar tzf "$work/dist"/mns-*.tar.gz | grep -q '/csrc/src/field/field.c$' || { echo
 echo "== pip install the wheel (second fresh venv)"
 "$py" -m venv "$work/v2"
 "$work/v2/bin/pip" install --quiet "$work/dist"/mns-*.whl
-(cd "$work" && v2/bin/python "$src/tests/python/smoke.py" "$seed" && v2/bin/mns --version)
+(cd "$work" && v2/bin/python tree/tests/python/smoke.py "$seed" && v2/bin/mns --version)
 # the wheel carries mns-bench for `mns bench`, and the type stubs
 (cd "$work" && v2/bin/python -c "
 import os, mns
