@@ -41,6 +41,20 @@ def cpu_class(run):
     return "adx" if {"adx", "bmi2"} <= feats else "generic"
 
 
+def amd_core(signature):
+    """The AMD core of a family/model signature, for the tables' CPU line."""
+    m = re.search(r"family (\d+) model (\d+)", signature)
+    if not m:
+        return ""
+    fam, model = int(m[1]), int(m[2])
+    if fam == 26:
+        return "Zen 5"
+    if fam == 25:
+        zen4 = 0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or 0xA0 <= model <= 0xAF
+        return "Zen 4" if zen4 else "Zen 3"
+    return "Zen 2" if fam == 23 and model >= 0x30 else ""
+
+
 def from_json(path):
     with open(path) as f:
         run = json.load(f)
@@ -50,7 +64,9 @@ def from_json(path):
         if r.get("kind") == "mns" and r["impl"] == "auto":
             rows[(r["op"], r["bits"])] = (r["ticks"], r.get("x_gmp"), r.get("x_openssl"),
                                           r.get("describe", "").split()[0])
-    machine = (f"{cpu.get('model', '?')} ({cpu.get('signature', '?')}, {cpu.get('features', '')}); "
+    core = amd_core(cpu.get("signature", "")) if "AMD" in cpu.get("model", "") else ""
+    machine = (f"{cpu.get('model', '?')}{' ' + core if core else ''} ({cpu.get('signature', '?')}, "
+               f"{cpu.get('features', '')}); "
                f"GMP {run.get('gmp_version', '?')}, {run.get('openssl_version', 'OpenSSL ?')}")
     return {"machine": machine, "date": run.get("date", "?").replace("T", " ").replace("Z", " UTC"), "rows": rows}
 
