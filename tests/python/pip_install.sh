@@ -8,8 +8,13 @@ echo "MNS_TEST_SEED=$seed"
 rm -rf "$work"
 mkdir -p "$work/tree" "$work/tmp"
 # the tree as a clone would have it (tracked and new files, no build output)
-(cd "$src" && git ls-files -z --cached --others --exclude-standard) | (cd "$src" && xargs -0 tar cf -) |
-  (cd "$work/tree" && tar xf -)
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$src" && git ls-files -z --cached --others --exclude-standard) | (cd "$src" && xargs -0 tar cf -) |
+    (cd "$work/tree" && tar xf -)
+else
+  (cd "$src" && tar cf - --exclude='./build*' --exclude=./bench-out --exclude='*.egg-info' .) |
+    (cd "$work/tree" && tar xf -)
+fi
 # a build the caller pointed at must not leak in; ccache shares the objects
 # of the two builds below with each other and with `make build` (the same
 # relative paths, see python/setup.py, and the same flags: -Werror)
