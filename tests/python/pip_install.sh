@@ -55,6 +55,9 @@ echo "== pip install the wheel (second fresh venv)"
 "$py" -m venv "$work/v2"
 "$work/v2/bin/pip" install --quiet "$work/dist"/mns-*.whl
 (cd "$work" && v2/bin/python tree/tests/python/smoke.py "$seed" && v2/bin/mns --version)
+# the stubs type a user's code: mypy --strict finds them and no error
+"$work/v2/bin/pip" install --quiet mypy
+(cd "$work" && v2/bin/mypy --strict --no-incremental tree/tests/python/typed.py)
 # the wheel carries mns-bench for `mns bench`, and the type stubs
 (cd "$work" && v2/bin/python -c "
 import os, mns
