@@ -102,7 +102,7 @@ def build_c_library(src, build):
     cmake = check_cmake()
     os.makedirs(build, exist_ok=True)
     args = [cmake, "-S", src, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DMNS_BUILD_TESTS=OFF",
-            "-DMNS_BUILD_BENCH=ON"] + shlex.split(os.environ.get("CMAKE_ARGS", ""))
+            "-DMNS_BUILD_BENCH=ON", "-DMNS_BUILD_PROVIDER=OFF"] + shlex.split(os.environ.get("CMAKE_ARGS", ""))
     conf = subprocess.run(args, capture_output=True, text=True)
     if conf.returncode != 0:
         log = conf.stdout + conf.stderr
