@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 
 .PHONY: all deps deps-py deps-mb deps-pytest build python check check-c check-python check-sanitize \
 	check-slow check-ifma-emu check-tune calibrate calibrate-generic tune bench bench-python bench-full \
-	bench-provider install clean
+	bench-provider results install clean
 
 all: build
 
@@ -111,6 +111,13 @@ bench: deps-mb build deps-py calibrate
 # operation at 256-4096 bits, and 10^5 products in one Vector call (docs/python.md).
 bench-python: python deps-py
 	$(PYTHON) -m mns.cli bench --python
+
+# The README's results tables (scripts/results.py): files bench-out/bench.json
+# and its plot under this CPU's class in docs/results/ (replacing the class's
+# previous run), then rewrites the tables between the README's markers from
+# the latest run of each class.
+results:
+	$(PYTHON) scripts/results.py --save bench-out/bench.json --readme README.md
 
 bench-full: build deps-py
 	@mkdir -p bench-out

@@ -1,8 +1,9 @@
 """Markdown summary of an mns-bench JSON file: for each operation, ticks of
 the chosen implementations per size and their ratios to the best GMP and to
-OpenSSL (> 1: mns faster). Used for docs/performance.md. The table itself is
-made by the Python package (python/mns/summary.py, also used by `mns
-bench`), loaded from the source tree here.
+OpenSSL (> 1: mns faster), for notes on a run (the README's tables are
+scripts/results.py's). The table itself is made by the Python package
+(python/mns/summary.py, also used by `mns bench`), loaded from the source
+tree here.
 
     python3 bench/summary.py bench-out/bench.json [impl ...]
 """

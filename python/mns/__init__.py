@@ -13,13 +13,16 @@ Long calls (field creation, which may generate PMNS parameters,
 exponentiation, generation, RSA) run without the GIL: cffi releases it
 around every C call.
 """
+# the package's version, the same as the C library's (CMakeLists.txt)
+__version__ = "0.1.0"
+
 from ._field import Element, Field, Vector
 from ._errors import InvalidArgumentError, MNSError, NotSupportedError
 from ._mns import ffi as _ffi, lib as _lib
 from . import pmns
 from .rsa import RSA
 
-__all__ = ["Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError", "NotSupportedError",
+__all__ = ["__version__", "Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError", "NotSupportedError",
            "version", "cpu_features", "is_probable_prime"]
 
 

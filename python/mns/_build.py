@@ -1,7 +1,10 @@
 """cffi build script (out-of-line API mode) for mns._mns.
 
-Links the static libmns.a of the C build tree, so the extension does not
-depend on where (or whether) the shared library is installed. The C shim
+Links the static libmns.a of the C build tree (MNS_BUILD_DIR, which setup.py
+configures and builds unless the caller names one), so the extension does not
+depend on where (or whether) the shared library is installed. The headers
+come from the C tree MNS_SOURCE_DIR (setup.py: the repository, or an sdist's
+csrc/). The C shim
 below moves integers across as big-endian bytes, since mpz_t does not cross
 the cffi boundary well."""
 import os
@@ -10,15 +13,15 @@ import re
 from cffi import FFI
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+ROOT = os.path.abspath(os.environ.get("MNS_SOURCE_DIR", os.path.join(HERE, "..", "..")))
 BUILD = os.path.abspath(os.environ.get("MNS_BUILD_DIR", os.path.join(ROOT, "build")))
 
 
-def _private_libs():
+def _private_libs(build=BUILD):
     """-l flags of Libs.private in the build tree's mns.pc (FLINT when built)."""
     libs = ["gmp", "m", "pthread"]
     try:
-        with open(os.path.join(BUILD, "mns.pc")) as f:
+        with open(os.path.join(build, "mns.pc")) as f:
             for line in f:
                 if line.startswith("Libs.private:"):
                     libs = re.findall(r"-l(\S+)", line) + ["gmp"]

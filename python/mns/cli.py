@@ -190,11 +190,15 @@ def cmd_gen(args):
 # --- bench --------------------------------------------------------------------
 
 def find_bench():
-    """mns-bench: $MNS_BENCH, then PATH (make install puts it there), then the
-    build tree this package was compiled against."""
+    """mns-bench: $MNS_BENCH, then the copy a pip-built package carries
+    (mns/bin/), then PATH (make install puts it there), then the build tree
+    this package was compiled against."""
     env = os.environ.get("MNS_BENCH")
     if env:
         return env if os.access(env, os.X_OK) else None
+    packaged = os.path.join(os.path.dirname(os.path.abspath(mns.__file__)), "bin", "mns-bench")
+    if os.access(packaged, os.X_OK):
+        return packaged
     onpath = shutil.which("mns-bench")
     if onpath:
         return onpath
@@ -373,6 +377,8 @@ def cmd_rsa_speed(args):
 
 def parser():
     ap = argparse.ArgumentParser(prog="mns", description="modular arithmetic with alternative number systems")
+    ap.add_argument("--version", action="version",
+                    version=f"mns {mns.__version__} (C library {mns.version()})")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("info", help="CPU features, kernels available, library version")

@@ -1,7 +1,7 @@
 """Markdown summary of an mns-bench JSON document: for each operation, the
 ticks of the chosen implementations per size and their ratios to the best
-GMP and to OpenSSL (> 1: mns faster). Used by `mns bench` and, through
-bench/summary.py, for docs/performance.md. No C extension needed."""
+GMP and to OpenSSL (> 1: mns faster). Used by `mns bench` and
+bench/summary.py. No C extension needed."""
 
 DEFAULT_IMPLS = ["mont", "auto", "pmns-ifma", "pmns-mp-ifma", "rns-ifma"]
 REFS = (("modmul", ("gmp-mul-tdiv", "gmp-mont"), "openssl-mont"),

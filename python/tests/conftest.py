@@ -11,7 +11,7 @@ from mns.cli import random_prime
 SEED = int(os.environ.get("MNS_TEST_SEED", "0") or 0)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def rng():
     print(f"MNS_TEST_SEED={SEED}")
     return random.Random(SEED)
@@ -21,14 +21,14 @@ def prime(bits, seed):
     return random_prime(bits, random.Random(f"{SEED}-{bits}-{seed}"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def rsa_key():
     """A 2048-bit key from OpenSSL (through cryptography)."""
     crsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
     return crsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def key_files(rsa_key, tmp_path_factory):
     from cryptography.hazmat.primitives import serialization as ser
     d = tmp_path_factory.mktemp("keys")
