@@ -4,6 +4,7 @@ from ._errors import MNSError as MNSError
 from ._errors import NotSupportedError as NotSupportedError
 from ._field import Element as Element
 from ._field import Field as Field
+from ._field import Vector as Vector
 from ._field import IntLike
 from .rsa import RSA as RSA
 
