@@ -27,7 +27,9 @@ from setuptools.command.sdist import sdist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # top-level files of the repository the C library and mns-bench build from
-C_TREE = ["CMakeLists.txt", "cmake", "include", "src", "tune", "bench"]
+C_TREE = ["CMakeLists.txt", "cmake", "include", "src", "tune", "bench",
+          # the RSA test keys and OpenSSL helpers mns-bench's RSA sections include
+          "tests/rsa_keygen.h", "tests/rsa_ossl.h"]
 # from tune/, only the tables the library embeds
 C_TREE_SKIP = re.compile(r"(__pycache__|\.pyc$|^tune/.*\.(csv|png|summary|py)$|^bench/.*\.py$)")
 CMAKE_MIN = (3, 25)
@@ -160,7 +162,7 @@ class SDist(sdist):
         for top in C_TREE:
             path = os.path.join(src, top)
             if os.path.isfile(path):
-                self.mkpath(os.path.join(base_dir, "csrc"))
+                self.mkpath(os.path.dirname(os.path.join(base_dir, "csrc", top)))
                 self.copy_file(path, os.path.join(base_dir, "csrc", top))
                 continue
             for dirpath, dirnames, filenames in os.walk(path):
