@@ -11,6 +11,8 @@
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "core/kernel.h"
+#include "core/tmp.h"
 #include "mns_pmns_mp.h"
 #include "gen/gen.h"
 #include "pmns_mp/ctx.h"
@@ -713,6 +715,17 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
         c->sqr = mns_pmns_mp_sqr_generic;
         c->kernel = "generic";
     }
+    /* the kernels' and the conversions' per-call scratch lives on the
+     * stack: a plan that needs more than the bound is refused here */
+    {
+        size_t need = mns_pmns_mp_scratch_generic(c) + 2;
+        if (ifma && mns_pmns_mp_scratch_ifma(c) > need)
+            need = mns_pmns_mp_scratch_ifma(c);
+        if (2 * c->limbs > need)
+            need = 2 * c->limbs;
+        if ((st = mns_scratch_check("pmns-mp", need)) != MNS_OK)
+            goto out;
+    }
     if (!c->u52) {
         /* set_mpz ends with a product by 1 from here on; one, then the
          * tight bound (its reduce condition uses one's coefficients) */
@@ -1008,6 +1021,9 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
         st = build(c, base, ifma, fma);
         if (st == MNS_OK && !(c->gw_pow = mns_pmns_gw_powers(c->p, c->gamma, c->n)))
             st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        if (st == MNS_OK)
+            st = mns_scratch_check("pmns-mp", mns_pmns_gw_scratch(c->limbs, mpz_size(c->p),
+                                                                  mns_pmns_mp_gw_cw(c), c->n));
         if (st == MNS_OK) {
             char buf[MNS_DESCRIBE_MAX];
             char plan[64] = "";
@@ -1128,12 +1144,20 @@ static const mns_field_ops mp_ops = {
     .destroy = f_destroy,
 };
 
+/* pmns-mp's kernels (core/kernel.h): the FMA kernel (AVX2 + FMA, u52 sets)
+ * where create_common's rule picks it, else the portable one. */
+static const mns_kernel_desc mp_kernels[] = {
+    {"fma", MNS_CPU_AVX2 | MNS_CPU_FMA, 0, 0, MNS_KERNEL_NEVER, 1, 0},
+    {"generic", 0, 0, 0, 0, 0, 2, MNS_KERNEL_TWIN},
+};
+
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                                 const char *name, int ifma)
 {
     static const char *const allowed_mp[] = {"s",    "n",      "delta", "base",
                                               "word", "kernel", "lanes", NULL};
-    static const char *const allowed_ifma[] = {"s", "n", "delta", "base", "carry", NULL};
+    static const char *const allowed_ifma[] = {"s", "n", "delta", "base", "carry", "kernel", NULL};
+    const int ifma_backend = ifma;
     mns_status st = mns_opts_check(opts, name, ifma ? allowed_ifma : allowed_mp);
     if (st != MNS_OK)
         return st;
@@ -1159,9 +1183,18 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
         else if (strcmp(w, "s64") != 0)
             return mns_error(MNS_EINVAL, "%s: word is s64 or u52, not \"%s\"", name, w);
     }
-    if (ifma && !mns_cpu_has_ifma())
-        return mns_error(MNS_ENOTSUP, "%s: needs AVX-512 IFMA (absent%s)", name,
-                         mns_cpu_features() == 0 ? ", or disabled by MNS_CPU=generic" : "");
+    const char *kv = mns_opts_get(opts, "kernel");
+    if (ifma) {
+        /* pmns-mp-ifma: the IFMA kernels, or kernel=generic, their portable
+         * twin on the same u52 sets */
+        const int k = mns_kernel_choose_ifma(name, 1, kv, &st);
+        if (k < 0)
+            return st;
+        ifma = k;
+        kv = NULL;
+    } else if (kv && mns_kernel_choose(name, mp_kernels, sizeof mp_kernels / sizeof mp_kernels[0],
+                                       kv, 0, ~0ul, mns_cpu_features(), &st) < 0)
+        return st;
     /* pmns-mp's kernel: kernel=generic (portable C, the s64 word unless
      * word=u52) or kernel=fma (AVX2 + FMA, u52). Without kernel=, word= and
      * base=, the FMA kernel where the CPU has it, up to MP_FMA_BITS_MAX
@@ -1169,19 +1202,15 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const mns_
      * Zen 3, in one process, faster than the portable kernel at 1024-8192
      * bits; at 6144 and 8192 since its Toeplitz split) */
     mns_pmns_mp_kernel kern = ifma ? MNS_PMNS_MP_KERNEL_IFMA : MNS_PMNS_MP_KERNEL_GENERIC;
-    const char *kv = mns_opts_get(opts, "kernel");
     int try_fma = 0;
-    if (kv) {
-        if (strcmp(kv, "fma") == 0) {
-            if (w && word != MNS_PMNS_WORD_U52)
-                return mns_error(MNS_EINVAL, "%s: kernel=fma runs u52 sets, not word=%s", name, w);
-            kern = MNS_PMNS_MP_KERNEL_FMA;
-            word = MNS_PMNS_WORD_U52;
-        } else if (strcmp(kv, "generic") != 0)
-            return mns_error(MNS_EINVAL, "%s: kernel is generic or fma, not \"%s\"", name, kv);
-    } else
-        try_fma = !ifma && !w && !base && (s == 0 || s <= 4) &&
-                  mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX && mns_cpu_has_fma();
+    if (kv && strcmp(kv, "fma") == 0) {
+        if (w && word != MNS_PMNS_WORD_U52)
+            return mns_error(MNS_EINVAL, "%s: kernel=fma runs u52 sets, not word=%s", name, w);
+        kern = MNS_PMNS_MP_KERNEL_FMA;
+        word = MNS_PMNS_WORD_U52;
+    } else if (!kv && !ifma_backend)
+        try_fma = !w && !base && (s == 0 || s <= 4) && mpz_sizeinbase(p, 2) <= MP_FMA_BITS_MAX &&
+                  mns_cpu_has_fma();
     mns_pmns_mp_ctx *c = NULL;
     st = MNS_ENOTSUP;
     if (lanes && kern != MNS_PMNS_MP_KERNEL_FMA && !try_fma)
