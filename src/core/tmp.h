@@ -5,9 +5,10 @@
  * Every backend states the scratch its operations need (GMP's _itch habit)
  * and checks it against MNS_SCRATCH_WORDS when its context is created; a
  * modulus whose scratch would exceed the bound is refused there with
- * MNS_ENOTSUP. The bound is 64 KiB: every backend at every size up to 8192
- * bits fits, and one operation then uses at most a few such frames (powm's
- * window table and the kernel below it), far within a thread's stack. */
+ * MNS_ENOTSUP. The bound is 256 KiB: mont serves moduli up to about 180000
+ * bits under it, every other backend its whole range, and one operation
+ * uses at most a few such frames (powm's window table and the kernel below
+ * it), within the 8 MiB of a default thread stack. */
 #ifndef MNS_CORE_TMP_H
 #define MNS_CORE_TMP_H
 
@@ -16,7 +17,7 @@
 
 #include "core/error.h"
 
-#define MNS_SCRATCH_WORDS 8192 /* 64 KiB */
+#define MNS_SCRATCH_WORDS 32768 /* 256 KiB */
 
 typedef struct mns_tmp {
     _Alignas(64) uint64_t stack[MNS_SCRATCH_WORDS];

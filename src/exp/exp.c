@@ -42,9 +42,9 @@
 static size_t lane_words(size_t limbs, unsigned w);
 
 /* The widest window whose lane fits the per-call scratch bound (core/tmp.h):
- * 7 up to 56 words, 6 up to 120, 5 up to 240; the cost model picks no wider
- * window there at exponents below 10^5 bits, so the bound changes no choice
- * at the sizes the library serves. */
+ * 7 up to 248 words, 6 up to 496, 5 up to 960; the cost model picks no
+ * wider window there at exponents below 10^5 bits, so the bound changes no
+ * choice at the sizes the library serves. */
 static unsigned max_window(size_t limbs)
 {
     unsigned w = MNS_EXP_MAX_WINDOW;
@@ -56,7 +56,7 @@ static unsigned max_window(size_t limbs)
 static unsigned choose_window(size_t bits, size_t limbs)
 {
     const uint64_t d = limbs == 0 ? 4 : limbs >= 18 ? 72 : 4 * (uint64_t)limbs;
-    const unsigned wmax = limbs <= 56 ? MNS_EXP_MAX_WINDOW : max_window(limbs);
+    const unsigned wmax = limbs <= 248 ? MNS_EXP_MAX_WINDOW : max_window(limbs);
     unsigned best = 1;
     uint64_t best_cost = UINT64_MAX;
 #pragma GCC unroll 8
