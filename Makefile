@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
 .PHONY: all deps deps-py deps-pytest build python check check-c check-python check-sanitize \
-	check-slow check-ifma-emu check-tune tune bench bench-full install clean
+	check-slow check-ifma-emu check-tune tune bench bench-full bench-provider install clean
 
 all: build
 
@@ -91,6 +91,14 @@ bench-full: build deps-py
 	@mkdir -p bench-out
 	$(BUILD)/bench/mns-bench --full --json bench-out/bench-full.json
 	$(PYTHON) bench/plot.py bench-out/bench-full.json bench-out/bench-full.png
+
+# The OpenSSL provider mns.so against the default provider (docs/provider.md):
+# RSA signatures and DH derives per second through EVP, one and two threads,
+# mns_rsa directly beside them, then TLS handshakes per second with s_time.
+bench-provider: build
+	@if [ ! -x $(BUILD)/tests/mns-provider-bench ]; then \
+	  echo "bench-provider: skipped, mns.so not built (no OpenSSL 3 headers)"; exit 0; fi; \
+	$(BUILD)/tests/mns-provider-bench && sh bench/profile/provider_tls.sh openssl $(BUILD)/provider 5
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
