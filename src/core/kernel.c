@@ -67,8 +67,18 @@ int mns_kernel_choose(const char *backend, const mns_kernel_desc *tab, size_t co
                    : (f & k->features) == k->features && in_range(size, k->auto_lo, k->auto_hi))
             return (int)i;
     }
-    *st = mns_error(MNS_ENOTSUP, "%s: no kernel serves size %zu on this CPU (%s%s)", backend, size,
-                    mns_cpu_features_string(), f == 0 ? "; MNS_CPU=generic" : "");
+    /* say what the CPU lacks: "ifma needs AVX-512 IFMA", ... */
+    char why[160] = "";
+    size_t off = 0;
+    for (size_t i = 0; i < count && off + 2 < sizeof why; i++)
+        if ((f & tab[i].features) != tab[i].features)
+            off += (size_t)snprintf(why + off, sizeof why - off, "%s%s needs %s", off ? ", " : "",
+                                    tab[i].name,
+                                    tab[i].features & MNS_CPU_AVX512IFMA ? "AVX-512 IFMA"
+                                                                          : "CPU features absent here");
+    *st = mns_error(MNS_ENOTSUP, "%s: no kernel for this CPU and size (%s%s; CPU has: %s%s)", backend,
+                    why, why[0] ? "" : "no row serves it", mns_cpu_features_string(),
+                    f == 0 ? "; MNS_CPU=generic" : "");
     return -1;
 }
 

@@ -109,12 +109,13 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
                           .n_step = ifma ? 8 : 1,
                           .delta_min = (int)delta,
                           .kernel = ifma ? MNS_RNS_KERNEL_IFMA : MNS_RNS_KERNEL_GENERIC};
+    /* a malformed option is EINVAL whatever the CPU: checked before the kernel */
+    if (ifma && n % 8)
+        return mns_error(MNS_EINVAL, "%s: n = %ld is not a multiple of 8", name, n);
     const int k = mns_kernel_choose_ifma(name, ifma, mns_opts_get(opts, "kernel"), &st);
     if (k < 0)
         return st;
     prm.kernel = k ? MNS_RNS_KERNEL_IFMA : MNS_RNS_KERNEL_GENERIC;
-    if (ifma && n % 8)
-        return mns_error(MNS_EINVAL, "%s: n = %ld is not a multiple of 8", name, n);
 
     mns_rns *c = NULL;
     st = mns_rns_new(&c, p, &prm);
