@@ -12,6 +12,7 @@
 #include <mns.h>
 
 #include "backends.h"
+#include "field_api.h"
 #include "baselines.h"
 #include "primes.h"
 #include "run.h"
@@ -477,6 +478,8 @@ static void gen_primes(const mb_run *run)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--field-api") == 0)
+        return mb_field_api_main(argc - 1, argv + 1);
     static mb_run run;
     run.mode = modes[1];
     run.seed = MB_DEFAULT_SEED;

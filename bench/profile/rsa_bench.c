@@ -7,6 +7,9 @@
  * Usage: mns-rsa-bench [-b batches] [-r reps] [-s spec]... [-q] [-n]
  *        mns-rsa-bench -K keys [--bits B] [--seed S]: random 2-prime keys,
  *        mns auto against EVP_PKEY_sign key by key (the spread over keys)
+ *        mns-rsa-bench -R rounds [--bits B] [--seed S]: creation to first
+ *        signature and steady signatures per second at 1024-16384 bits
+ *        against OpenSSL's key load and first signature (rsa_ready_bench.c)
  *        mns-rsa-bench -A seconds [--bits B] [--seed S]: one key with its
  *        pairs decided again while it runs against the same key fixed at
  *        its creation choice (adapt_ab below)
@@ -41,6 +44,7 @@
 #include "rsa/rsa_internal.h"
 #include "rsa_keygen.h"
 #include "rsa_ossl.h"
+#include "rsa_ready_bench.h"
 
 static int batches = 11, reps = 5;
 
@@ -242,6 +246,7 @@ static void run_channel(void *p)
 
 static double entry_share(const mns_rsa *key)
 {
+    key = mns_rsa_now(key); /* the plan that serves calls */
     int own;
     part_arg a = {key, mns_rsa_slot_take(key, &own)};
     for (size_t i = 0; i < key->nn - 1; i++)
@@ -312,6 +317,7 @@ static void random_keys(int count, size_t bits, unsigned long seed)
         if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
             printf("%4d  mns_rsa_new failed: %s\n", i, mns_last_error());
         } else {
+            mns_rsa_wait(key); /* the tuned channels' speed */
             mns_arg ma = {key, 1, MNS_RSA_THREADS_POOL, {{0}}, {{0}}, 0};
             mpz_inits(ma.in, ma.out, NULL);
             mpz_set(ma.in, in);
@@ -361,13 +367,16 @@ static void adapt_ab(double seconds, size_t bits, unsigned long seed)
     gmp_randseed_ui(r, seed);
     bkey t;
     rsa_test_key_make(&t, bits, 2, r);
-    mns_rsa *key;
-    if (mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
+    mns_rsa *handle;
+    if (mns_rsa_new(&handle, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
         printf("mns_rsa_new failed: %s\n", mns_last_error());
         rsa_test_key_clear(&t);
         gmp_randclear(r);
         return;
     }
+    /* the run-time choice is the tuned plan's: driven on that plan directly */
+    mns_rsa_wait(handle);
+    mns_rsa *key = (mns_rsa *)mns_rsa_now(handle);
     const char *d = mns_rsa_describe(key);
     printf("RSA-%zu (seed %lu), groups of 64 signatures on 1 thread, M TSC ticks per signature: "
            "adaptive / fixed at creation\n%.*s\n",
@@ -410,7 +419,7 @@ static void adapt_ab(double seconds, size_t bits, unsigned long seed)
         printf("all %ld groups: adaptive %.3f fixed %.3f M ticks per signature, ratio %.3f\n",
                groups, sa / groups, sb / groups, sa / sb);
     mpz_clears(in, out, NULL);
-    mns_rsa_free(key);
+    mns_rsa_free(handle);
     rsa_test_key_clear(&t);
     gmp_randclear(r);
 }
@@ -420,7 +429,7 @@ static void adapt_ab(double seconds, size_t bits, unsigned long seed)
 int main(int argc, char **argv)
 {
     const char *specs[16];
-    int nspecs = 0, quick = 0, no_crypto = 0, rkeys = 0;
+    int nspecs = 0, quick = 0, no_crypto = 0, rkeys = 0, ready = 0, bits_given = 0;
     double adapt_s = 0;
     size_t rbits = 2048;
     unsigned long rseed = 1;
@@ -439,16 +448,19 @@ int main(int argc, char **argv)
             rkeys = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-A") && i + 1 < argc)
             adapt_s = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-R") && i + 1 < argc)
+            ready = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
-            rbits = (size_t)atol(argv[++i]);
+            rbits = (size_t)atol(argv[++i]), bits_given = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             rseed = strtoul(argv[++i], NULL, 10);
         else {
             fprintf(stderr,
                     "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n"
                     "       %s -K keys [--bits B] [--seed S] [-b batches] [-r reps]\n"
-                    "       %s -A seconds [--bits B] [--seed S]\n",
-                    argv[0], argv[0], argv[0]);
+                    "       %s -A seconds [--bits B] [--seed S]\n"
+                    "       %s -R rounds [--bits B] [--seed S]\n",
+                    argv[0], argv[0], argv[0], argv[0]);
             return 2;
         }
     }
@@ -456,6 +468,10 @@ int main(int argc, char **argv)
         batches = 1;
     if (reps < 1)
         reps = 1;
+    if (ready > 0) {
+        mns_rsa_ready_bench(ready, bits_given ? rbits : 0, rseed);
+        return 0;
+    }
     if (rkeys > 0) {
         random_keys(rkeys, rbits, rseed);
         return 0;
@@ -520,6 +536,8 @@ int main(int argc, char **argv)
         for (int s = 0; s < nspecs; s++) {
             mns_rsa *key;
             mns_status st = mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, specs[s]);
+            if (st == MNS_OK)
+                mns_rsa_wait(key); /* "auto": its tuned channels */
             char label[64];
             snprintf(label, sizeof label, "mns %s", specs[s]);
             if (st != MNS_OK) {

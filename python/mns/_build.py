@@ -97,6 +97,10 @@ int mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *ha
 size_t mns_rsa_bytes(const mns_rsa *key);
 int mns_rsa_primes(const mns_rsa *key);
 const char *mns_rsa_describe(const mns_rsa *key);
+int mns_rsa_restrict(mns_rsa *key, unsigned flags);
+void mns_rsa_wait(const mns_rsa *key);
+int mns_rsa_tuned(const mns_rsa *key);
+#define MNS_RSA_PSS_ONLY 1
 """
 
 SHIM = r"""
@@ -243,8 +247,12 @@ const void *mnspy_pmns_mpz(const mns_pmns_params *P, int which, int i)
 int mnspy_rsa_new(mns_rsa **key, const unsigned char *nums, const size_t *lens, int k, const char *spec)
 {
     if (k < 0 || k > MNS_RSA_MAX_PRIMES) {
-        *key = NULL;
-        return MNS_EINVAL;
+        /* no numbers to read: mns_rsa_new refuses the count itself, with its message */
+        mpz_t z;
+        mpz_init_set_ui(z, 0);
+        mns_status st = mns_rsa_new(key, z, z, z, (const mpz_t *)&z, k, spec);
+        mpz_clear(z);
+        return st;
     }
     mpz_t v[3 + MNS_RSA_MAX_PRIMES];
     for (int i = 0; i < 3 + k; i++) {

@@ -338,7 +338,7 @@ def cmd_rsa_speed(args):
     # one thread unless asked: then CPU time is also the latency
     key = mns.RSA.from_key(ckey, spec=args.backend, threads=args.threads or 1)
     digest = mns.rsa._digest(b"mns rsa speed", args.hash)
-    halg = Prehashed(getattr(hashes, args.hash.upper())())
+    halg = Prehashed(getattr(hashes, mns.rsa._hash_name(args.hash).upper().replace("-", "_"))())
     print(f"key: {key.bits} bits, {len(key.primes)} primes, backend {args.backend}, threads {key.threads}")
     print(key.describe().rstrip())
     c_mns, w_mns = _time_per_call(lambda: key.sign_digest(digest, args.hash), args.seconds)
@@ -396,7 +396,7 @@ def parser():
     p = sub.add_parser("rsa", help="RSA-CRT with mns: sign, verify, speed")
     rsub = p.add_subparsers(dest="rsacmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--hash", default="sha256", choices=mns.rsa.HASHES)
+    common.add_argument("--hash", default="sha256", type=str.lower, choices=mns.rsa.HASHES)
     common.add_argument("--backend", default="auto", help="mns field backend of the channels")
     common.add_argument("--threads", type=int, help="threads (default: one per prime)")
     q = rsub.add_parser("sign", parents=[common], help="PKCS#1 v1.5 signature with mns")

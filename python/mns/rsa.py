@@ -6,7 +6,11 @@
     True
 
 The private operation and the signature run without the GIL, with up to
-`threads` threads (one per prime). Key loading and verification need the
+`threads` threads (one per prime). A key signs at once: with spec="auto" its
+channels start on a backend that needs no parameter generation and switch,
+in the background, to the tuned ones (key.wait(), key.tuned).
+Keys whose PKCS#8 algorithm is RSASSA-PSS are loaded restricted to PSS
+(key.pss_only): sign() then raises ValueError, private() still works. Key loading and verification need the
 `cryptography` package; mns.RSA(n, e, d, primes) does not."""
 import hashlib
 import os
@@ -17,7 +21,68 @@ from ._mns import ffi, lib
 
 __all__ = ["RSA"]
 
-HASHES = ("sha1", "sha224", "sha256", "sha384", "sha512")
+# The hashes of sign()/verify(), as the C library spells them; any case, and
+# "_" or "/" for "-", and the "sha2-"/"sha-" spellings are accepted too.
+HASHES = ("sha1", "sha224", "sha256", "sha384", "sha512", "sha512-224", "sha512-256",
+          "sha3-224", "sha3-256", "sha3-384", "sha3-512")
+
+# id-RSASSA-PSS (RFC 8017 A.2.3), DER-encoded
+_PSS_OID = bytes.fromhex("06092a864886f70d01010a")
+
+
+def _hash_name(hash):
+    """The canonical name of hash (as mns_rsa_sign_pkcs1v15 reads it)."""
+    if not isinstance(hash, str):
+        raise TypeError("hash must be a string")
+    h = hash.lower().replace("_", "-").replace("/", "-")
+    for prefix in ("sha2-", "sha-"):
+        if h.startswith(prefix):
+            h = "sha" + h[len(prefix):]
+    if h not in HASHES:
+        raise ValueError(f"hash must be one of {', '.join(HASHES)} (any case), not {hash!r}")
+    return h
+
+
+def _der_item(der, at):
+    """(tag, start of contents, end) of the DER item at offset at."""
+    tag, n = der[at], der[at + 1]
+    at += 2
+    if n & 0x80:
+        k = n & 0x7F
+        n = int.from_bytes(der[at:at + k], "big")
+        at += k
+    return tag, at, at + n
+
+
+def _pkcs8_is_pss(der):
+    """True if der is a PKCS#8 PrivateKeyInfo whose algorithm is RSASSA-PSS
+    (SEQUENCE { INTEGER version, SEQUENCE { OID, ... }, ... })."""
+    try:
+        tag, body, _ = _der_item(der, 0)
+        if tag != 0x30:
+            return False
+        tag, _, end = _der_item(der, body)  # version
+        if tag != 0x02:
+            return False
+        tag, alg, _ = _der_item(der, end)
+        return tag == 0x30 and der[alg:alg + len(_PSS_OID)] == _PSS_OID
+    except IndexError:
+        return False
+
+
+def _pem_is_pss(data):
+    """The same for a PEM "PRIVATE KEY" block. An encrypted PKCS#8 key hides
+    its algorithm until decrypted, and `cryptography` reports a PSS key as a
+    plain RSA key: such a key is not detected (pass pss_only=True)."""
+    import base64
+    import re
+    m = re.search(rb"-----BEGIN PRIVATE KEY-----(.*?)-----END PRIVATE KEY-----", data, re.S)
+    if not m:
+        return False
+    try:
+        return _pkcs8_is_pss(base64.b64decode(b"".join(m.group(1).split())))
+    except ValueError:
+        return False
 
 
 def _crypto():
@@ -30,22 +95,22 @@ def _crypto():
 
 
 def _digest(message, hash):
-    if hash not in HASHES:
-        raise ValueError(f"hash must be one of {', '.join(HASHES)}, not {hash!r}")
+    h = _hash_name(hash)
     if not isinstance(message, (bytes, bytearray, memoryview)):
         raise TypeError("message must be bytes")
-    return hashlib.new(hash, bytes(message)).digest()
+    return hashlib.new(h.replace("-", "_"), bytes(message)).digest()
 
 
 class RSA:
     """An RSA private key with k = 2..8 primes, one mns field per prime.
 
     spec: the mns_field backend of every channel ("auto" by default);
-    threads: default for the calls (None: one per prime)."""
+    threads: default for the calls (None: one per prime);
+    pss_only: refuse PKCS#1 v1.5 signing (an RSASSA-PSS key)."""
 
-    __slots__ = ("_k", "n", "e", "d", "primes", "threads", "__weakref__")
+    __slots__ = ("_k", "n", "e", "d", "primes", "threads", "pss_only", "__weakref__")
 
-    def __init__(self, n, e, d, primes, spec="auto", threads=None):
+    def __init__(self, n, e, d, primes, spec="auto", threads=None, pss_only=False):
         n, e, d = _as_int(n, "n"), _as_int(e, "e"), _as_int(d, "d")
         try:
             primes = [_as_int(q, "prime") for q in primes]
@@ -65,6 +130,9 @@ class RSA:
         check(lib.mnspy_rsa_new(kp, b"".join(nums), lens, len(primes), spec.encode()))
         self._k = ffi.gc(kp[0], lib.mns_rsa_free)
         self.n, self.e, self.d, self.primes = n, e, d, tuple(primes)
+        self.pss_only = bool(pss_only)
+        if self.pss_only:
+            check(lib.mns_rsa_restrict(self._k, lib.MNS_RSA_PSS_ONLY))
 
     @staticmethod
     def _threads(t):
@@ -74,17 +142,19 @@ class RSA:
         return t
 
     @classmethod
-    def from_key(cls, key, spec="auto", threads=None):
+    def from_key(cls, key, spec="auto", threads=None, pss_only=False):
         """From a `cryptography` RSAPrivateKey."""
         _, crsa = _crypto()
         if not isinstance(key, crsa.RSAPrivateKey):
             raise TypeError(f"not an RSA private key: {type(key).__name__}")
         pn = key.private_numbers()
-        return cls(pn.public_numbers.n, pn.public_numbers.e, pn.d, [pn.p, pn.q], spec, threads)
+        return cls(pn.public_numbers.n, pn.public_numbers.e, pn.d, [pn.p, pn.q], spec, threads,
+                   pss_only)
 
     @classmethod
-    def from_pem(cls, data, password=None, spec="auto", threads=None):
-        """From a PEM (or DER) PKCS#1 / PKCS#8 private key, bytes or str."""
+    def from_pem(cls, data, password=None, spec="auto", threads=None, pss_only=None):
+        """From a PEM (or DER) PKCS#1 / PKCS#8 private key, bytes or str.
+        pss_only=None: from the key's PKCS#8 algorithm (RSASSA-PSS or not)."""
         serialization, _ = _crypto()
         if isinstance(data, str):
             data = data.encode()
@@ -98,14 +168,16 @@ class RSA:
             raise ValueError(f"cannot read the private key: {e}") from None
         except Exception as e:  # cryptography's UnsupportedAlgorithm and friends
             raise ValueError(f"cannot read the private key: {type(e).__name__}: {e}") from None
-        return cls.from_key(key, spec, threads)
+        if pss_only is None:
+            pss_only = _pem_is_pss(data) if b"-----BEGIN" in data else _pkcs8_is_pss(data)
+        return cls.from_key(key, spec, threads, pss_only)
 
     from_der = from_pem
 
     @classmethod
-    def from_file(cls, path, password=None, spec="auto", threads=None):
+    def from_file(cls, path, password=None, spec="auto", threads=None, pss_only=None):
         with open(os.fspath(path), "rb") as f:
-            return cls.from_pem(f.read(), password, spec, threads)
+            return cls.from_pem(f.read(), password, spec, threads, pss_only)
 
     @property
     def bits(self):
@@ -118,6 +190,15 @@ class RSA:
     def describe(self):
         """Each channel's field and what its creation cost."""
         return ffi.string(lib.mns_rsa_describe(self._k)).decode()
+
+    def wait(self):
+        """Blocks until the background tuning of an "auto" key has ended."""
+        lib.mns_rsa_wait(self._k)
+
+    @property
+    def tuned(self):
+        """True once calls run on the tuned channels."""
+        return bool(lib.mns_rsa_tuned(self._k))
 
     def private(self, x, threads=None):
         """x^d mod n by the CRT, for 0 <= x < n (constant time in the secrets)."""
@@ -132,8 +213,7 @@ class RSA:
 
     def sign_digest(self, digest, hash="sha256", threads=None):
         """RSASSA-PKCS1-v1_5 signature of an already computed digest."""
-        if hash not in HASHES:
-            raise ValueError(f"hash must be one of {', '.join(HASHES)}, not {hash!r}")
+        hash = _hash_name(hash)
         if not isinstance(digest, (bytes, bytearray, memoryview)):
             raise TypeError("digest must be bytes")
         digest = bytes(digest)
@@ -166,8 +246,9 @@ def verify(public_key, signature, message, hash="sha256"):
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import padding
     _digest(message, hash)  # same argument checks as sign
+    algorithm = getattr(hashes, _hash_name(hash).upper().replace("-", "_"))()
     try:
-        public_key.verify(bytes(signature), bytes(message), padding.PKCS1v15(), getattr(hashes, hash.upper())())
+        public_key.verify(bytes(signature), bytes(message), padding.PKCS1v15(), algorithm)
         return True
     except InvalidSignature:
         return False

@@ -21,7 +21,8 @@ def test_load_and_sign_like_openssl(rsa_key, key_files, fmt):
     for h in mns.rsa.HASHES:
         msg = f"message for {h}".encode()
         sig = key.sign(msg, h)
-        assert sig == rsa_key.sign(msg, padding.PKCS1v15(), getattr(hashes, h.upper())())
+        algorithm = getattr(hashes, h.upper().replace("-", "_"))()
+        assert sig == rsa_key.sign(msg, padding.PKCS1v15(), algorithm)
         assert key.verify(sig, msg, h)
         assert not key.verify(sig, msg + b"!", h)
 
@@ -111,3 +112,71 @@ def test_bad_input(rsa_key, key_files, tmp_path):
         mns.RSA.from_key(ec.generate_private_key(ec.SECP256R1()))
     with pytest.raises(OSError):
         mns.RSA.from_file(tmp_path / "missing.pem")
+
+
+def test_hash_names_any_case_and_spelling(rsa_key):
+    key = _cached(rsa_key)
+    msg = b"spelling"
+    for canon, names in {"sha256": ("SHA256", "Sha-256", "sha2-256"),
+                         "sha512-224": ("SHA512/224", "sha512_224", "SHA2-512/224"),
+                         "sha3-256": ("SHA3-256", "sha3_256")}.items():
+        want = key.sign(msg, canon)
+        for name in names:
+            assert key.sign(msg, name) == want
+            assert key.verify(want, msg, name)
+    with pytest.raises(ValueError, match="hash must be one of"):
+        key.sign(msg, "md5")
+
+
+def _as_pss_pkcs8(der):
+    """The PKCS#8 DER of an rsaEncryption key with its algorithm made
+    id-RSASSA-PSS (parameters absent, as `openssl genpkey -algorithm RSA-PSS`
+    writes it)."""
+    rsa_alg = bytes.fromhex("300d06092a864886f70d0101010500")
+    pss_alg = bytes.fromhex("300b06092a864886f70d01010a")
+    assert der[:2] == b"\x30\x82" and rsa_alg in der[:30]
+    body = der[4:].replace(rsa_alg, pss_alg, 1)
+    return b"\x30\x82" + len(body).to_bytes(2, "big") + body
+
+
+def test_pss_key_refuses_pkcs1v15(rsa_key, key_files):
+    import base64
+    der = _as_pss_pkcs8(key_files["der"].read_bytes())
+    pem = (b"-----BEGIN PRIVATE KEY-----\n" + base64.encodebytes(der)
+           + b"-----END PRIVATE KEY-----\n")
+    for data in (der, pem):
+        key = mns.RSA.from_pem(data)
+        assert key.pss_only
+        with pytest.raises(ValueError, match="RSASSA-PSS"):
+            key.sign(b"m", "sha256")
+        x = 12345
+        assert key.private(x) == pow(x, key.d, key.n)
+    assert not mns.RSA.from_file(key_files["pk8"]).pss_only
+    assert not mns.RSA.from_file(key_files["pem"]).pss_only
+    forced = mns.RSA.from_key(rsa_key, pss_only=True)
+    with pytest.raises(ValueError, match="RSASSA-PSS"):
+        forced.sign_digest(hashlib.sha256(b"m").digest(), "sha256")
+
+
+def test_every_error_has_its_own_message(rsa_key):
+    from mns._mns import ffi, lib
+    key = _cached(rsa_key)
+    with pytest.raises(ValueError, match="hash must be one of"):
+        key.sign(b"m", "nosuch")
+    kp = ffi.new("mns_rsa **")
+    lens = ffi.new("size_t[]", [1] * 16)
+    # a bad prime count straight into the shim: the library's own message
+    assert lib.mnspy_rsa_new(kp, b"\x01" * 16, lens, 9, b"auto") == lib.MNS_EINVAL
+    assert "9 primes" in ffi.string(lib.mns_last_error()).decode()
+    assert lib.mnspy_rsa_new(kp, b"\x01" * 16, lens, -1, b"auto") == lib.MNS_EINVAL
+    assert "-1 primes" in ffi.string(lib.mns_last_error()).decode()
+
+
+def test_ready_at_once_then_tuned(rsa_key):
+    key = mns.RSA.from_key(rsa_key)
+    x = 987654321
+    first = key.private(x)
+    key.wait()
+    assert key.tuned and "plan=tuned" in key.describe()
+    assert key.private(x) == first == pow(x, key.d, key.n)
+    assert not mns.RSA.from_key(rsa_key, spec="mont").tuned

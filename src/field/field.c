@@ -6,24 +6,15 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/ct.h"
+#include "core/ct_words.h"
 #include "core/error.h"
+#include "field/field_impl.h"
 #include "field/field_internal.h"
 #include "core/opts.h"
 #include "field/tune.h"
 #include "exp/exp.h"
 #include "mns_tune.h"
-
-struct mns_field {
-    /* hot operations first, copied out of ops so a call costs one load */
-    void (*mul)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
-    void (*sqr)(const void *ctx, uint64_t *r, const uint64_t *a);
-    void (*add)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
-    void (*sub)(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b);
-    void *ctx;
-    mns_backend_inst inst;
-    mpz_t p;
-    char describe[MNS_DESCRIBE_MAX + 640];
-};
 
 /* Backends, one line each. A number system adds its line here. */
 extern const mns_backend mns_backend_mont, mns_backend_mont_ifma;
@@ -225,6 +216,10 @@ mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
     f->sqr = f->inst.ops->sqr;
     f->add = f->inst.ops->add;
     f->sub = f->inst.ops->sub;
+    if ((st = mns_field_api_init(f)) != MNS_OK) {
+        mns_field_free(f);
+        return st;
+    }
     *out = f;
     return MNS_OK;
 }
@@ -235,6 +230,7 @@ void mns_field_free(mns_field *f)
         return;
     if (f->inst.ops && f->inst.ops->destroy)
         f->inst.ops->destroy(f->inst.ctx);
+    mns_field_api_clear(f);
     mpz_clear(f->p);
     free(f);
 }
@@ -263,6 +259,11 @@ mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *
     if (n != mpz_size(f->p))
         return mns_error(MNS_EINVAL, "mns_field_set_words: %zu words, p has %zu", n,
                          mpz_size(f->p));
+    /* the caller's promise a < p, checked: its outcome is the status */
+    uint64_t below = mns_ct_words_lt(a, mpz_limbs_read(f->p), n);
+    mns_ct_declassify(&below, sizeof below);
+    if (!below)
+        return mns_error(MNS_ERANGE, "mns_field_set_words: value not below p");
     f->inst.ops->set_words(f->ctx, r, a);
     return MNS_OK;
 }

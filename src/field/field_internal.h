@@ -12,19 +12,8 @@
 /* 1 if the field's backend has a constant-time set_words (backend.h). */
 int mns_field_has_set_words(const mns_field *f);
 
-/* r <- the tight element of the n-word integer a (least significant word
- * first), n = mpz_size(p), value < p; constant time in a and p. MNS_ENOTSUP
- * (r untouched) if the backend has no set_words, MNS_EINVAL if n is not the
- * word count of p. */
-mns_status mns_field_set_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n);
-
 /* 1 if the field's backend has get_words (backend.h). */
 int mns_field_has_get_words(const mns_field *f);
-
-/* r <- the canonical value of the tight element a as n = mpz_size(p) words;
- * constant time in a and p, no allocation. MNS_ENOTSUP (r untouched) without
- * the backend's get_words, MNS_EINVAL if n is not the word count of p. */
-mns_status mns_field_get_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t n);
 
 /* The exponentiation with caller-provided scratch (RSA keeps it with the
  * key: no allocation on the signing path). e >= 0. For a backend with the

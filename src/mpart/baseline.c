@@ -39,6 +39,7 @@ typedef struct base_ctx {
     int kind, T;
     size_t n;
     uint64_t *p, *mu, *nu, *one;
+    uint64_t *r2, *unit; /* toz^2 mod p and the integer 1: set_words, get_words */
     mpz_t pz, toz, fromz; /* p, the factor into and out of the domain */
     mns_pool *pool;
     pthread_mutex_t busy;
@@ -216,6 +217,21 @@ static void base_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
     mpz_mod(r, r, c->pz);
 }
 
+/* The constant-time entry and exit through the product (X Y fromz): a toz^2
+ * gives a toz, X 1 gives x; a masked subtraction makes the exit canonical. */
+static void base_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const base_ctx *c = ctx;
+    base_mul(ctx, r, a, c->r2);
+}
+
+static void base_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const base_ctx *c = ctx;
+    base_mul(ctx, r, a, c->unit);
+    mns_mpart_csub(r, 0, c->p, c->n);
+}
+
 static void base_destroy(void *ctx)
 {
     base_ctx *c = ctx;
@@ -228,6 +244,8 @@ static void base_destroy(void *ctx)
     free(c->mu);
     free(c->nu);
     free(c->one);
+    free(c->r2);
+    free(c->unit);
     mpz_clears(c->pz, c->toz, c->fromz, NULL);
     free(c);
 }
@@ -241,6 +259,8 @@ static const mns_field_ops base_ops = {
     .one = base_one,
     .set_mpz = base_set_mpz,
     .get_mpz = base_get_mpz,
+    .set_words = base_set_words,
+    .get_words = base_get_words,
     .powm = NULL,
     .destroy = base_destroy,
 };
@@ -270,7 +290,10 @@ static mns_status base_create(mns_backend_inst *out, const mpz_t p, const mns_op
     c->mu = calloc(n, sizeof(uint64_t));
     c->nu = calloc(n + 2, sizeof(uint64_t));
     c->one = calloc(n, sizeof(uint64_t));
-    if (!c->p || !c->mu || !c->nu || !c->one || !bexec_init(&c->ex, n, c->T)) {
+    c->r2 = calloc(n, sizeof(uint64_t));
+    c->unit = calloc(n, sizeof(uint64_t));
+    if (!c->p || !c->mu || !c->nu || !c->one || !c->r2 || !c->unit ||
+        !bexec_init(&c->ex, n, c->T)) {
         base_destroy(c);
         return mns_error(MNS_ENOMEM, "%s: out of memory", name);
     }
@@ -297,6 +320,10 @@ static mns_status base_create(mns_backend_inst *out, const mpz_t p, const mns_op
         mpz_set_ui(c->fromz, 1);
         c->one[0] = 1;
     }
+    c->unit[0] = 1;
+    mpz_mul(t, c->toz, c->toz);
+    mpz_mod(t, t, p);
+    mns_words_from_mpz(c->r2, n, t);
     mpz_clear(t);
     if (c->T > 1 && !(c->pool = mns_pool_new(c->T))) {
         base_destroy(c);

@@ -490,6 +490,22 @@ static void mp_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
     mpz_mod(r, r, c->pz);
 }
 
+/* The constant-time entry and exit: the product's own reduction moves a
+ * value in and out of the domain (x beta^2h beta^-h = x beta^h, and
+ * X 1 beta^-h = x), and a masked subtraction makes the exit canonical. */
+static void mp_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_mpart_ctx *c = ctx;
+    mp_mul(ctx, r, a, c->r2);
+}
+
+static void mp_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    const mns_mpart_ctx *c = ctx;
+    mp_mul(ctx, r, a, c->unit);
+    mns_mpart_csub(r, 0, c->p, c->n);
+}
+
 static void mp_destroy(void *ctx)
 {
     mns_mpart_ctx *c = ctx;
@@ -505,6 +521,8 @@ static void mp_destroy(void *ctx)
     free(c->mu);
     free(c->nu);
     free(c->one);
+    free(c->r2);
+    free(c->unit);
     mns_mpart_fold_clear(&c->fold);
     mpz_clears(c->pz, c->rinv, NULL);
     free(c);
@@ -519,6 +537,8 @@ static const mns_field_ops mpart_ops = {
     .one = mp_one,
     .set_mpz = mp_set_mpz,
     .get_mpz = mp_get_mpz,
+    .set_words = mp_set_words,
+    .get_words = mp_get_words,
     .powm = NULL, /* the shared fixed-window exponentiation over mul and sqr */
     .destroy = mp_destroy,
 };
@@ -558,8 +578,11 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     c->p = calloc(n, sizeof(uint64_t));
     c->mu = calloc(c->h, sizeof(uint64_t));
     c->one = calloc(n, sizeof(uint64_t));
-    if (!c->p || !c->mu || !c->one)
+    c->r2 = calloc(n, sizeof(uint64_t));
+    c->unit = calloc(n, sizeof(uint64_t));
+    if (!c->p || !c->mu || !c->one || !c->r2 || !c->unit)
         goto fail;
+    c->unit[0] = 1;
     mns_words_from_mpz(c->p, n, p);
     /* mu = -p^-1 mod beta^h */
     mpz_setbit(bb, 64 * c->h);
@@ -572,6 +595,9 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     mpz_mod(t, t, p);
     mns_words_from_mpz(c->one, n, t);
     mpz_invert(c->rinv, t, p);
+    mpz_mul(t, t, t);
+    mpz_mod(t, t, p);
+    mns_words_from_mpz(c->r2, n, t);
 
     if (!mns_mpart_scheme_build(&c->mul, c, 0))
         goto fail;

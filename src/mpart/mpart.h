@@ -266,6 +266,8 @@ typedef struct mns_mpart_ctx {
     size_t tmax;
     mns_mpart_fold fold;
     uint64_t *one;        /* beta^h mod p */
+    uint64_t *r2;         /* beta^2h mod p: set_words is one product by it */
+    uint64_t *unit;       /* the integer 1: get_words is one product by it */
     mpz_t pz, rinv;       /* p, beta^-h mod p (conversions) */
     mp_scheme mul, sqr;   /* sqr == mul when ka != kb (flag sqr_is_mul) */
     int sqr_is_mul;

@@ -93,6 +93,10 @@ void mns_sor_from_mpz(const mns_sor *s, uint64_t *r, const mpz_t a); /* a mod p,
 void mns_sor_to_mpz(const mns_sor *s, mpz_t r, const uint64_t *a);   /* canonical, variable time */
 /* The integer X < M that the residues stand for (CRT), variable time. */
 void mns_sor_value(const mns_sor *s, mpz_t r, const uint64_t *a);
+/* The constant-time entry (a < p, pn words) and exit (canonical pn words of
+ * a tight element) of backend.h (sor_words.c). */
+void mns_sor_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
+void mns_sor_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 
 /* Steps 2 and 4 of Algorithm 2 shared by both kernels: alpha and the two
  * halves of kappa^ from the gamma_i (constant time: fixed loops, no branch). */

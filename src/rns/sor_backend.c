@@ -76,6 +76,8 @@ static const mns_field_ops sor_ops = {
     .one = sor_one,
     .set_mpz = sor_set_mpz,
     .get_mpz = sor_get_mpz,
+    .set_words = mns_sor_set_words,
+    .get_words = mns_sor_get_words,
     .powm = NULL,
     .destroy = sor_destroy,
 };

@@ -16,16 +16,13 @@
  *   v   = sum_j xi_j M_j - k M, xi_j = y_j (M_j)^-1 mod m_j (the CRT on Bm;
  *         k is Kawamura's, exact because y < M / 2), so v = y;
  *   r   = v mod p by mpn_sec_div_r.
- * The sum is built without the M_j (n products by M / m_j would cost n^2
- * word products each): A_j = A_{j-1} m_j + xi_j P_{j-1}, P_j = P_{j-1} m_j,
- * A_0 = xi_0, P_0 = m_0, ends with A = sum_j xi_j M_j and P = M. Every step
- * is mpn_mul_1 / mpn_addmul_1 / mpn_submul_1 on lengths fixed by n and e
- * (GMP's mpn_sec_* functions are built on these: no branch on the values)
- * and the residue arithmetic of word.h, so the exit is constant time in x
- * and p. Cost: one product and about 3 n^2 e / 64 word products. */
+ * The sum is built without the M_j by mns_rns_crt_sum (crt_sum.h), and
+ * with the residue arithmetic of word.h the exit is constant time in x and
+ * p. Cost: one product and about 3 n^2 e / 64 word products. */
 #include <string.h>
 
 #include "core/tmp.h"
+#include "rns/crt_sum.h"
 #include "rns/rns.h"
 #include "rns/word.h"
 
@@ -79,18 +76,5 @@ void mns_rns_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
     mns_tmp tmp;
     mp_limb_t *A = (mp_limb_t *)mns_tmp_get(&tmp, 2 * wn + itch);
     mp_limb_t *P = A + wn, *tp = P + wn;
-    memset(A, 0, 2 * wn * sizeof(mp_limb_t));
-    A[0] = xi[0];
-    P[0] = c->m[0];
-    for (size_t j = 1; j < n; j++) {
-        /* A and P are below 2^(e j) <= 2^(64 (wn - 1)): the carries land in
-         * the top word and are 0 there */
-        mpn_mul_1(A, A, (mp_size_t)wn, c->m[j]);
-        mpn_addmul_1(A, P, (mp_size_t)wn, xi[j]);
-        mpn_mul_1(P, P, (mp_size_t)wn, c->m[j]);
-    }
-    mpn_submul_1(A, P, (mp_size_t)wn, k); /* A - k M = y, no borrow */
-    mpn_sec_div_r(A, (mp_size_t)wn, mpz_limbs_read(c->p), (mp_size_t)pn, tp);
-    memcpy(r, A, pn * sizeof(uint64_t));
-    explicit_bzero(A, 2 * wn * sizeof(mp_limb_t)); /* y is the secret result */
+    mns_rns_crt_sum(r, xi, c->m, n, k, mpz_limbs_read(c->p), pn, A, P, wn, tp);
 }

@@ -2,9 +2,9 @@
  * while the key is used.
  *
  * A key decides at creation whether each pair of channels runs through the
- * x2 kernels on fewer threads than channels (choose.c, probe_pairs in
- * rsa.c), by timing. On a machine whose speed comes in phases that choice
- * follows the phase of the moment: on the Xeon VM of sessions 16-18 a pair
+ * x2 kernels on fewer threads than channels (choose.c, mns_rsa_probe_pairs in
+ * plan.c), by timing. On a machine whose speed comes in phases that choice
+ * follows the phase of the moment: on an IFMA Xeon VM a pair
  * took 0.85-0.91 of its two channels alone in the quick phases and
  * 1.00-1.13 in the slow ones, and a key made in a slow phase stayed ~12%
  * slower after the machine recovered. So one call in MNS_RSA_ADAPT_PERIOD

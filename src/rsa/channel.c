@@ -14,7 +14,7 @@
  *     sum of table entries v * 2^(b k) selected with masks over the whole
  *     row (mns_ct_select). Only mul, add, reduce: constant time by contract.
  *   - Exit: the backend's constant-time get_words where it has one (every
- *     backend but mpart: mont, rns, and the PMNS families since session 4).
+ *     backend but mpart: mont, rns and the PMNS families).
  *     Otherwise the result Y is multiplied by U, the element of a secret random
  *     u drawn when the key was made, so get_mpz only ever sees s_i u mod p_i,
  *     which nobody without u and p_i can predict; the mask is removed with
@@ -227,7 +227,7 @@ void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, cons
     }
 }
 
-/* The fault check's share in this channel (rsa.c check_ok): x^e = in
+/* The fault check's share in this channel (check.c): x^e = in
  * (mod p_i), with x the reconstructed result (public, nn words, < n) and
  * in mod p_i still in the scratch's first pn words from this call's
  * mns_rsa_channel_in. x mod p_i by mpn_sec_div_r, set_words, the public

@@ -1,5 +1,6 @@
-/* Which backend each channel of an "auto" key runs on, and which channels
- * share an instruction stream (pairs). Variable time, at key creation only.
+/* Which backend each channel of an "auto" key's tuned plan runs on, and
+ * which channels share an instruction stream (pairs). Variable time, in the
+ * key's background tuning only (ready.c).
  *
  * Why measure at all: "auto" asks the tuning table's single-exponentiation
  * rows, measured without RSA's entry and exit, without pairs, and on other
@@ -12,11 +13,8 @@
  *   - whether two channels gain from one instruction stream (x2 kernels)
  *     depends on the backend and the size (rns-ifma pairs win at 1024 bits
  *     and lose from 1536 on: two contexts leave the L1 cache).
- * Session 4 timed only the first channel of each size against rns-ifma
- * (five single runs, minimum of each, 97% threshold); later channels
- * followed it, so an n=9 channel after an n=8 one stayed on the 2x slower
- * shape, and on the quiet machine the probe kept a 16% slower backend for
- * one of four RSA-4096 keys. Here:
+ * Timing one channel per size is not enough (an n=9 channel after an n=8
+ * one would stay on the 2x slower shape), so every channel is timed:
  *   1. channels are ordered so that channels whose table fields can pair
  *      sit side by side (pairs are channels 2j, 2j + 1; the CRT does not
  *      care about the order: its constants are made after this);
@@ -30,27 +28,39 @@
  *      is the median of its block minima (the minimum filters preemption,
  *      the median a block that caught a slow phase of the machine);
  *   3. the pair's time is the smallest of: the best solo of each channel
- *      summed, the table pair, the alternative's pair; the winner is installed.
+ *      summed, the table pair, the alternative's pair, each replacing the
+ *      one before only by RSA_CHOICE_MARGIN; the winner is installed.
  * On a CPU without IFMA, mont takes mont-ifma's place, and pmns-mp is the
  * alternative where the table itself gave mont above 16 words (alt_spec).
  * A pair's two alternatives are made side by side on two threads where the
  * process has two CPUs, and each gets RSA_ALT_BUDGET_MS of parameter
  * generation (make_alts).
- * The choice optimises a call on fewer threads than channels (one thread:
- * the figures issue 8 asks for); a channel chosen for its pair also runs
- * alone when there are threads enough. */
+ * The choice optimises a call on fewer threads than channels (one thread);
+ * a channel chosen for its pair also runs alone when there are threads
+ * enough. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "core/cpu.h"
+#include "core/deadline.h"
 #include "core/error.h"
 #include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 #define BLOCKS 3
 #define ROUNDS 3
+
+/* An option replaces the one before it (the table's backend, then solos,
+ * then the table's pair) only where it took less than this fraction of its
+ * time: without a margin, options within the timing's noise of each other
+ * went either way from one process to the next (the same RSA-2048 key on
+ * the busy Zen 3: mont on both channels in two processes, pmns-mp n=8 s=3
+ * on one of them in a third, 12-15 ms per signature each), so a key's
+ * channels change between processes only where the options differ by
+ * about this margin. Explicit specs' pairs use the same fraction. */
+#define RSA_CHOICE_MARGIN 0.97
 
 /* --- equal shapes for pairs --- */
 
@@ -89,7 +99,7 @@ static int remake_like(mns_rsa_channel *out, const mns_rsa_channel *o, const mns
  * explicit spec: channel i (odd) is made again with channel i - 1's (n, s),
  * or, if that set does not exist for its prime ("the bounds do not hold"),
  * channel i - 1 with channel i's. Whether the pair pays is still measured
- * (probe_pairs in rsa.c). */
+ * (mns_rsa_probe_pairs in plan.c). */
 void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes)
 {
     mns_rsa_channel *a = &key->ch[i - 1], *b = &key->ch[i], t;
@@ -166,7 +176,7 @@ static void unit_clear(unit *u)
     u->block = NULL;
 }
 
-/* What a call's job does (rsa.c channel_job), on a public input. */
+/* What a call's job does (private.c channel_job), on a public input. */
 static double unit_run(unit *u, const mp_limb_t *in, size_t nn)
 {
     const mns_rsa_channel *a = u->a, *b = u->b;
@@ -210,7 +220,8 @@ static void time_units(unit *u, int m, size_t nn)
         in[w] = 0x9e3779b97f4a7c15ull * (w + 1);
     for (int i = 0; i < m; i++)
         (void)unit_run(&u[i], in, nn);
-    for (int blk = 0; blk < BLOCKS; blk++)
+    /* a key being freed stops the timing (core/deadline.h); its plan is dropped */
+    for (int blk = 0; blk < BLOCKS && !mns_deadline_passed(); blk++)
         for (int r = 0; r < ROUNDS; r++)
             for (int i = 0; i < m; i++) {
                 double t = unit_run(&u[i], in, nn);
@@ -228,7 +239,7 @@ static void time_units(unit *u, int m, size_t nn)
 
 /* Pair j of a key with an explicit spec: time of the pair through
  * mns_field_powm_x2 over the time of its two channels one after the other,
- * both as whole jobs (probe_pairs in rsa.c decides with it); 0 if the
+ * both as whole jobs (mns_rsa_probe_pairs in plan.c decides with it); 0 if the
  * timing could not run (out of memory). */
 double mns_rsa_pair_ratio(const mns_rsa *key, int j)
 {
@@ -267,22 +278,22 @@ static int on_backend(const mns_rsa_channel *c, const char *name)
 #define RSA_ALT_PMNS_ABOVE_WORDS 16
 
 /* The backend timed against channel c's (the table's), NULL if none:
- *   - mont-ifma where the CPU has IFMA (session 20, Xeon model 207, 2-prime
- *     keys, one thread, the same keys in one process, M ticks per
- *     signature, "auto" before this change against the key on mont-ifma):
+ *   - mont-ifma where the CPU has IFMA (Xeon model 207, 2-prime keys, one
+ *     thread, the same keys in one process, M ticks per signature, "auto"
+ *     with the earlier alternatives against the key on mont-ifma):
  *     RSA-3072 1.85-1.89 against 1.67-1.68 on 3 keys, RSA-4096 3.27-3.33
  *     against 3.18 on 3 keys, 4-prime RSA-4096 1.94-2.17 against 1.83-1.88;
  *     RSA-2048 depends on the machine's phase (1.005 / 0.917 / 0.559
  *     against 0.974 / 0.949 / 0.686), which is what the timing below
- *     settles. It replaces the earlier alternatives (rns-ifma, and
- *     pmns-mp-ifma:delta=0 up to 1800 bits where the table gives rns-ifma),
- *     which mont-ifma beat at every size where they were timed;
+ *     settles. mont-ifma beat the other alternatives (rns-ifma, and
+ *     pmns-mp-ifma:delta=0 up to 1800 bits) at every size where they were
+ *     timed;
  *   - elsewhere mont. Without IFMA the table's pmns-mp takes a shape per
- *     prime, and some lose to mont: on the Zen 3 of session 13 the bench's
+ *     prime, and some lose to mont: on the Zen 3 the bench's
  *     RSA-3072 key signed in 9.8-11.6 M ticks on pmns-mp:s=3 against
  *     7.2-7.6 M on mont;
- *   - and where the table itself gives mont above 16 words (from session
- *     28's table on the Zen 3: 1057-1578 and 2039-2242 bits among others),
+ *   - and where the table itself gives mont above 16 words (the Zen 3
+ *     table: 1057-1578 and 2039-2242 bits among others),
  *     pmns-mp, for the same reason the other way round: the two are within
  *     10% there and pmns-mp's speed depends on the prime (at 2048 bits 4.8 M
  *     ticks per exponentiation against mont's 5.5 M on one prime, 7.4-8.0 M
@@ -294,7 +305,7 @@ static const char *alt_spec(const mns_rsa_channel *c)
     if (!mns_cpu_has_ifma()) {
         if (!on_backend(c, "mont"))
             return "mont";
-        return c->pn > RSA_ALT_PMNS_ABOVE_WORDS ? "pmns-mp:delta=0" : NULL; /* delta=0: rsa.c's "auto" */
+        return c->pn > RSA_ALT_PMNS_ABOVE_WORDS ? "pmns-mp:delta=0" : NULL; /* delta=0: as ready.c's "auto" */
     }
     return on_backend(c, "mont-ifma") ? NULL : "mont-ifma";
 }
@@ -398,7 +409,7 @@ static void choose_single(mns_rsa *key, int i, const mpz_t d, const mpz_t *prime
     }
     unit_clear(&u[0]);
     unit_clear(&u[1]);
-    if (ok && u[1].score < u[0].score) {
+    if (ok && u[1].score < RSA_CHOICE_MARGIN * u[0].score) {
         r.create_ms += key->ch[i].create_ms;
         mns_rsa_channel_clear(&key->ch[i]);
         key->ch[i] = r;
@@ -474,16 +485,16 @@ static void choose_pair(mns_rsa *key, int j, const mpz_t d, const mpz_t *primes)
     int useR[2];
     double solo = 0;
     for (int x = 0; x < 2; x++) {
-        useR[x] = sc[2 + x] >= 0 && sc[2 + x] < sc[x];
+        useR[x] = sc[2 + x] >= 0 && sc[2 + x] < RSA_CHOICE_MARGIN * sc[x];
         solo += useR[x] ? sc[2 + x] : sc[x];
     }
     int pick = 0; /* 0 solos, 1 table pair, 2 the alternative's pair */
     double best = solo;
-    if (sc[4] >= 0 && sc[4] < best) {
+    if (sc[4] >= 0 && sc[4] < RSA_CHOICE_MARGIN * best) {
         pick = 1;
         best = sc[4];
     }
-    if (sc[5] >= 0 && sc[5] < best) {
+    if (sc[5] >= 0 && sc[5] < RSA_CHOICE_MARGIN * best) {
         pick = 2;
         best = sc[5];
     }
@@ -562,7 +573,7 @@ static void prefer_family_default(mns_rsa *key, int i, const mpz_t d, const mpz_
         memset(u, 0, sizeof u);
         if (unit_init(&u[0], t, NULL, 0, key->nn) && unit_init(&u[1], &alt, NULL, 0, key->nn)) {
             time_units(u, 2, key->nn);
-            take = u[1].score < u[0].score;
+            take = u[1].score < RSA_CHOICE_MARGIN * u[0].score;
         }
         unit_clear(&u[0]);
         unit_clear(&u[1]);

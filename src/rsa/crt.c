@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "core/error.h"
 #include "rsa/rsa_internal.h"
 
 typedef struct crt_layout {
@@ -79,4 +80,27 @@ void mns_rsa_crt(const mns_rsa *key, mp_limb_t *x, mp_limb_t *const *s, mp_limb_
             mpn_sec_mul(prod, h, (mp_size_t)pn, c->mprev, (mp_size_t)mn, mul);
         mpn_add_n(x, x, prod, (mp_size_t)(mn + pn));
     }
+}
+/* Garner's constants of every channel i >= 1, in the channels' final order:
+ * mprev = p_0 ... p_{i-1}, inv = mprev^-1 mod p_i. Variable time (key
+ * creation). */
+mns_status mns_rsa_garner_constants(mns_rsa *key, const mpz_t *primes)
+{
+    mpz_t m, inv;
+    mpz_inits(m, inv, NULL);
+    mns_status st = MNS_OK;
+    mpz_set(m, primes[key->ch[0].pi]);
+    for (int i = 1; i < key->k && st == MNS_OK; i++) {
+        mns_rsa_channel *c = &key->ch[i];
+        const mpz_t *p = &primes[c->pi];
+        c->mn = mpz_size(m);
+        mpz_invert(inv, m, *p); /* distinct primes: always invertible */
+        c->mprev = mns_rsa_limbs_of(m, c->mn);
+        c->inv = mns_rsa_limbs_of(inv, c->pn);
+        if (!c->mprev || !c->inv)
+            st = mns_error(MNS_ENOMEM, "rsa: out of memory");
+        mpz_mul(m, m, *p);
+    }
+    mpz_clears(m, inv, NULL);
+    return st;
 }

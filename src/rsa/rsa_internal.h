@@ -116,7 +116,7 @@ typedef struct mns_rsa_adapt {
 
 /* Everything one private operation writes, allocated once (with the key, or
  * per call when another call holds the key's slot): no allocation on the
- * signing path. Lengths depend on public sizes only (layout in rsa.c).
+ * signing path. Lengths depend on public sizes only (layout in slot.c).
  *   in: the input, nn words;  s[i]: channel i's result, pn_i words;
  *   chs[i]: channel i's entry/exit scratch with its elements X and Y
  *   (channel.c); pw[i]: channel i's exponentiation scratch (its table),
@@ -136,14 +136,47 @@ typedef struct mns_rsa_slot {
     uint64_t *ck;
 } mns_rsa_slot;
 
+/* What a plan of a key is for (a plan: channels, pairs, the fault check,
+ * the call slot; ready.c):
+ *   - EXPLICIT: an explicit spec, made in mns_rsa_new as asked;
+ *   - START: "auto"'s starting plan, on backends that need no parameter
+ *     generation, so that the key signs at once;
+ *   - TUNED: "auto"'s plan made in the background (choose.c), which calls
+ *     use from the moment it is published. */
+typedef enum { MNS_RSA_PLAN_EXPLICIT, MNS_RSA_PLAN_START, MNS_RSA_PLAN_TUNED } mns_rsa_plan_kind;
+
+/* A key's background tuning: none (explicit spec, nothing to win, no
+ * thread to be had), armed (the tuner sleeps until the first call), started
+ * (woken: working, or done). */
+typedef enum { MNS_RSA_TUNE_NONE, MNS_RSA_TUNE_ARMED, MNS_RSA_TUNE_STARTED } mns_rsa_tune_state;
+
 struct mns_rsa {
     int k;
+    mns_rsa_plan_kind kind;
+    /* the plan calls run on: this key's own until the tuned plan is
+     * published (release store; calls load it with acquire, mns_rsa_now).
+     * The starting plan stays allocated until mns_rsa_free, so a call that
+     * began on it finishes on it */
+    struct mns_rsa *cur;
+    struct mns_rsa *tuned; /* owned; NULL until published */
+    /* the background tuning (ready.c): cancel is set by mns_rsa_free (the
+     * generator and the timing give up); td, tp: copies of d and the primes
+     * for the tuner, wiped when it ends */
+    int cancel;
+    int tune_state;     /* mns_rsa_tune_state (atomic; changed under tune_lock) */
+    int tuning;         /* a tuner thread to join */
+    pthread_t tuner;
+    pthread_mutex_t tune_lock, join_lock;
+    pthread_cond_t tune_cv; /* the armed tuner sleeps on it */
+    mpz_t td, tp[MNS_RSA_MAX_PRIMES];
+    /* restrictions set by mns_rsa_restrict (MNS_RSA_PSS_ONLY) */
+    unsigned flags;
     size_t nn;          /* words of n */
     size_t nbytes;      /* bytes of n */
     mpz_t n, e;
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
-    /* pairs for interleaving (issue 8 item 3): channels 2j and 2j + 1 when
+    /* pairs for interleaving: channels 2j and 2j + 1 when
      * their fields can share mns_field_powm_x2 (src/field/field_internal.h):
      * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
      * calls on fewer threads than channels pair them: where the pair ran
@@ -170,7 +203,7 @@ struct mns_rsa {
     size_t ck_words;
     /* the check in the channels' own fields instead (x^e = in mod each
      * p_i: 1024-bit products instead of 4096-bit ones), where every
-     * channel has set_words and get_words and k >= 3 (rsa.c check_field) */
+     * channel has set_words and get_words and k >= 3 (check.c) */
     int ck_channels;
     /* every channel can check itself (set_words and get_words): the
      * channels' check is then also taken on calls with threads > 1, where
@@ -202,7 +235,48 @@ typedef enum {
 mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
 
-/* --- rsa.c: channels --- */
+/* The plan calls run on now (see cur above). */
+static inline const mns_rsa *mns_rsa_now(const mns_rsa *key)
+{
+    return __atomic_load_n(&key->cur, __ATOMIC_ACQUIRE);
+}
+
+/* --- key.c: plans --- */
+
+/* Makes *key (zeroed) a plan of kind `kind` for a validated key (spec is
+ * the explicit spec, unused otherwise). On failure *key may hold parts:
+ * mns_rsa_plan_free it. */
+mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const mpz_t d,
+                             const mpz_t *primes, int k, const char *spec, mns_rsa_plan_kind kind);
+/* Frees one plan (not its tuned successor). */
+void mns_rsa_plan_free(mns_rsa *key);
+/* Test entry: mns_rsa_new without starting the background tuning, so a
+ * test sees the starting plan for as long as it wants; then
+ * mns_rsa_tune_start_ starts it (nothing for a plan that is not START). */
+mns_status mns_rsa_new_held_(mns_rsa **key, const mpz_t n, const mpz_t e, const mpz_t d,
+                             const mpz_t *primes, int k, const char *spec);
+
+/* --- ready.c: the starting plan and the background tuning --- */
+
+/* The starting plan's channels: every prime on a backend that needs no
+ * parameter generation (mont-ifma with IFMA, else mont). */
+mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* Arms the tuning of a START plan that can gain from it: d and primes
+ * copied, the tuner thread created asleep; the key's first call wakes it
+ * (mns_rsa_tune_kick_). */
+void mns_rsa_tune_arm_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* Test entry: arms and wakes at once. */
+void mns_rsa_tune_start_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
+/* At the end of every call on the key: wakes an armed tuner (one atomic
+ * load otherwise). */
+void mns_rsa_tune_kick_(const mns_rsa *key);
+/* Cancels the tuning and joins its thread (mns_rsa_free). */
+void mns_rsa_tune_stop_(mns_rsa *key);
+
+/* --- channel_make.c: channels --- */
+
+/* A fresh array of `words` words holding a (calloc; NULL if out of memory). */
+mp_limb_t *mns_rsa_limbs_of(const mpz_t a, size_t words);
 
 /* *c <- a channel for primes[pi] on `spec` (field, padded exponent, entry
  * tables, exit mask); Garner's constants come later, once the channels'
@@ -315,7 +389,33 @@ mns_status mns_rsa_pool_run(mns_rsa_pool *pool, int threads, mns_rsa_job job, vo
                             int jobs);
 mns_status mns_rsa_spawn_run(int threads, mns_rsa_job job, void *arg, int jobs);
 
-/* --- rsa.c: the private operation on words, for pkcs1.c --- */
+/* --- crt.c: Garner's constants --- */
+
+/* mprev and inv of every channel i >= 1, in the channels' final order. */
+mns_status mns_rsa_garner_constants(mns_rsa *key, const mpz_t *primes);
+
+/* --- plan.c: pairs --- */
+
+/* x2 of each pair and every channel's exponentiation scratch (pw_words). */
+void mns_rsa_plan_pairs(mns_rsa *key);
+/* Explicit specs: each pair timed once, pair_on where it pays. */
+void mns_rsa_probe_pairs(mns_rsa *key);
+
+/* --- check.c: the fault check --- */
+
+/* Where the check runs: the channels' fields where they can and it pays,
+ * else a field of n (rns-ifma; only with field_of_n, since making it costs
+ * an RNS set-up), else GMP. */
+void mns_rsa_check_field(mns_rsa *key, int field_of_n);
+/* 1 if sl->x is below n and sl->x^e = sl->in (mod n). */
+int mns_rsa_check_ok(const mns_rsa *key, mns_rsa_slot *sl, int threads);
+
+/* --- slot.c: the call slot --- */
+
+mns_status mns_rsa_slot_init(const mns_rsa *key, mns_rsa_slot *sl);
+void mns_rsa_slot_clear(const mns_rsa *key, mns_rsa_slot *sl);
+
+/* --- private.c: the private operation on words, for pkcs1.c --- */
 
 /* Takes the key's call slot (or, if another call holds it, allocates one:
  * *own = 1); NULL if that allocation failed. */

@@ -14,7 +14,8 @@ foreach(t test_rsa test_slow_rsa)
 endforeach()
 
 if(MNS_LIBCRYPTO_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/bench/profile/rsa_bench.c)
-  add_executable(mns-rsa-bench ${PROJECT_SOURCE_DIR}/bench/profile/rsa_bench.c)
+  add_executable(mns-rsa-bench ${PROJECT_SOURCE_DIR}/bench/profile/rsa_bench.c
+    ${PROJECT_SOURCE_DIR}/bench/profile/rsa_ready_bench.c)
   target_link_libraries(mns-rsa-bench PRIVATE mns_static PkgConfig::MNS_LIBCRYPTO)
   target_include_directories(mns-rsa-bench PRIVATE ${PROJECT_SOURCE_DIR}/src
     ${CMAKE_CURRENT_SOURCE_DIR})
@@ -41,4 +42,15 @@ if(MNS_RSA_VALGRIND AND NOT MNS_SANITIZE AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/
   set_tests_properties(rsa-ct-valgrind rsa-ct-valgrind-selftest PROPERTIES
     LABELS "fast;nosanitize" TIMEOUT 900)
   set_tests_properties(rsa-ct-valgrind-selftest PROPERTIES WILL_FAIL TRUE)
+endif()
+
+# An "auto" key's background tuning under valgrind memcheck: the switch
+# from the starting plan, keys freed while their tuning runs, no leak
+# (test_rsa_ready --quick: the small sizes). Not under the sanitizers.
+if(MNS_RSA_VALGRIND AND NOT MNS_SANITIZE AND TARGET test_rsa_ready)
+  add_test(NAME rsa-ready-valgrind COMMAND ${MNS_RSA_VALGRIND} -q --error-exitcode=42
+    --leak-check=full --errors-for-leak-kinds=definite,indirect
+    $<TARGET_FILE:test_rsa_ready> --quick)
+  set_tests_properties(rsa-ready-valgrind PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900
+    ENVIRONMENT "MNS_CPU=generic")
 endif()

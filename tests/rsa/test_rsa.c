@@ -202,16 +202,15 @@ static void make_input(mpz_t in, const rsa_test_key *t, int which)
     }
 }
 
-static void check_key(const rsa_test_key *t, const char *spec, int inputs, int faults)
+/* The checks of one plan of key: plan is the key itself (explicit spec, or
+ * an "auto" key held on its starting plan) or its tuned plan; the calls go
+ * through key, and the pairs are forced on plan. */
+static void check_plan(const rsa_test_key *t, mns_rsa *key, mns_rsa *plan, const char *spec,
+                       int inputs, int faults)
 {
-    mns_rsa *key;
     size_t bits = mpz_sizeinbase(t->n, 2);
-    mns_status st = mns_rsa_new(&key, t->n, t->e, t->d, (const mpz_t *)t->p, t->k, spec);
-    MT_CHECK(st == MNS_OK, "rsa %zu k=%d spec=%s: mns_rsa_new: %s", bits, t->k, spec,
-             mns_last_error());
-    if (st != MNS_OK)
-        return;
-    if (strcmp(spec, "auto") == 0) {
+    mns_status st;
+    if (plan->kind == MNS_RSA_PLAN_TUNED) {
         /* channels only multiply: "auto" keys ask delta=0, and every
          * pmns-mp(-ifma) channel (from the table or from the choice) runs
          * it (pmns(-ifma) may report a larger delta: its set's own) */
@@ -235,11 +234,11 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
          * possible pair forced on (x2 exponentiation on fewer threads than
          * channels), and with every channel alone */
         int chosen[MNS_RSA_MAX_PRIMES / 2];
-        memcpy(chosen, key->pair_on, sizeof chosen);
-        key->adapt = 0; /* the forced choices stay as forced */
+        memcpy(chosen, plan->pair_on, sizeof chosen);
+        plan->adapt = 0; /* the forced choices stay as forced */
         for (int force = 0; force < 3; force++) {
             for (int j = 0; 2 * j + 1 < t->k; j++)
-                key->pair_on[j] = force == 0 ? chosen[j] : force == 1 ? key->x2[j] != 0 : 0;
+                plan->pair_on[j] = force == 0 ? chosen[j] : force == 1 ? plan->x2[j] != 0 : 0;
             for (int threads = 1; threads <= t->k + 1; threads++) {
                 mpz_set_ui(out, 7);
                 st = mns_rsa_private(key, out, in, threads);
@@ -248,8 +247,8 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
                          w, threads, force, st == MNS_OK ? "wrong result" : mns_last_error());
             }
         }
-        memcpy(key->pair_on, chosen, sizeof chosen);
-        key->adapt = 1;
+        memcpy(plan->pair_on, chosen, sizeof chosen);
+        plan->adapt = 1;
         /* fresh threads per call, and aliasing out = in */
         mpz_set(out, in);
         st = mns_rsa_private_ex_(key, out, out, t->k, MNS_RSA_THREADS_SPAWN, -1, 0);
@@ -272,6 +271,35 @@ static void check_key(const rsa_test_key *t, const char *spec, int inputs, int f
                  t->k, mns_last_error());
     }
     mpz_clears(in, out, ref, NULL);
+}
+
+/* An explicit spec is checked as made; an "auto" key first on its starting
+ * plan (held: no tuning yet), then, once the tuning is in use, on the tuned
+ * plan. */
+static void check_key(const rsa_test_key *t, const char *spec, int inputs, int faults)
+{
+    mns_rsa *key;
+    size_t bits = mpz_sizeinbase(t->n, 2);
+    mns_status st = mns_rsa_new_held_(&key, t->n, t->e, t->d, (const mpz_t *)t->p, t->k, spec);
+    MT_CHECK(st == MNS_OK, "rsa %zu k=%d spec=%s: mns_rsa_new: %s", bits, t->k, spec,
+             mns_last_error());
+    if (st != MNS_OK)
+        return;
+    check_plan(t, key, key, spec, inputs, faults);
+    if (key->kind == MNS_RSA_PLAN_START) {
+        mns_rsa_tune_start_(key, t->d, (const mpz_t *)t->p);
+        mns_rsa_wait(key);
+        /* primes of 128 bits or fewer stay on the starting plan (ready.c) */
+        size_t pbits = 0;
+        for (int i = 0; i < t->k; i++)
+            if (mpz_sizeinbase(t->p[i], 2) > pbits)
+                pbits = mpz_sizeinbase(t->p[i], 2);
+        MT_CHECK(mns_rsa_tuned(key) == (pbits > 128),
+                 "rsa %zu k=%d auto: tuned = %d after mns_rsa_wait with %zu-bit primes", bits,
+                 t->k, mns_rsa_tuned(key), pbits);
+        if (mns_rsa_tuned(key))
+            check_plan(t, key, (mns_rsa *)mns_rsa_now(key), spec, inputs, faults);
+    }
     mns_rsa_free(key);
 }
 
@@ -287,12 +315,18 @@ static void check_ossl(const rsa_test_key *t, int rounds)
         EVP_PKEY_free(pkey);
         return;
     }
-    static const char *hashes[] = {"sha1", "sha224", "sha256", "sha384", "sha512"};
-    static const size_t lens[] = {20, 28, 32, 48, 64};
+    /* every hash mns knows, in OpenSSL's spelling */
+    static const char *hashes[] = {"sha1",       "sha224",     "sha256",   "sha384",
+                                   "sha512",     "sha512-224", "sha512-256", "sha3-224",
+                                   "sha3-256",   "sha3-384",   "sha3-512"};
+    static const size_t lens[] = {20, 28, 32, 48, 64, 28, 32, 28, 32, 48, 64};
+    const int nh = (int)(sizeof lens / sizeof lens[0]);
     size_t nb = mns_rsa_bytes(key);
     unsigned char *a = malloc(nb), *b = malloc(nb), dg[64];
+    if (rounds < nh)
+        rounds = nh;
     for (int r = 0; r < rounds; r++) {
-        int h = r % 5;
+        int h = r % nh;
         for (size_t i = 0; i < lens[h]; i++)
             dg[i] = (unsigned char)mt_u64();
         mns_status st = mns_rsa_sign_pkcs1v15(key, a, hashes[h], dg, lens[h], 1 + r % t->k);
@@ -546,9 +580,13 @@ static void test_adapt_vote(void)
 static void test_adapt_key(void)
 {
     rsa_test_key t;
-    mns_rsa *key = key_4x256(&t, "adapt");
-    if (!key)
+    mns_rsa *handle = key_4x256(&t, "adapt");
+    if (!handle)
         return;
+    /* the run-time choice is the tuned plan's */
+    mns_rsa_wait(handle);
+    MT_CHECK(mns_rsa_tuned(handle), "adapt: the key is not tuned after mns_rsa_wait");
+    mns_rsa *key = (mns_rsa *)mns_rsa_now(handle);
     mpz_t in, out, ref;
     mpz_inits(in, out, ref, NULL);
     const int periods = 4;
@@ -556,10 +594,10 @@ static void test_adapt_key(void)
     for (int i = 0; i < periods * MNS_RSA_ADAPT_PERIOD; i++) {
         mpz_urandomm(in, mt_rand, t.n);
         mpz_powm(ref, in, t.d, t.n);
-        bad += mns_rsa_private(key, out, in, 1 + (i & 1)) != MNS_OK || mpz_cmp(out, ref) != 0;
+        bad += mns_rsa_private(handle, out, in, 1 + (i & 1)) != MNS_OK || mpz_cmp(out, ref) != 0;
         /* three threads: not adaptable (pairs 0 and 1 cannot both form) */
         if (i % 16 == 0)
-            bad += mns_rsa_private(key, out, in, 3) != MNS_OK || mpz_cmp(out, ref) != 0;
+            bad += mns_rsa_private(handle, out, in, 3) != MNS_OK || mpz_cmp(out, ref) != 0;
     }
     MT_CHECK(bad == 0, "adapt: %d wrong results while pairs were re-decided", bad);
     MT_CHECK(key->calls == (unsigned long)periods * MNS_RSA_ADAPT_PERIOD,
@@ -580,7 +618,7 @@ static void test_adapt_key(void)
         MT_CHECK(ex < MNS_RSA_ADAPT_MIN_VOTES || med > 0, "adapt: pair %d has no median", j);
     }
     mpz_clears(in, out, ref, NULL);
-    mns_rsa_free(key);
+    mns_rsa_free(handle);
     rsa_test_key_clear(&t);
 }
 
