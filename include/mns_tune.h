@@ -1,4 +1,4 @@
-/* Tuning tables: what "auto" picks (issue 11).
+/* Tuning tables: what "auto" picks (docs/auto.md).
  *
  * mns_field_new(&f, p, "auto") (or "auto:op=mul", "auto:op=exp") looks p up
  * in the current tuning table: rows keyed by operation mix (op=mul: modmul-

@@ -1,30 +1,44 @@
-/* Per-call scratch without VLAs and without hidden global state: a fixed
- * stack buffer for the common sizes, the heap beyond it (GMP's TMP_ALLOC
- * idea). Whether the heap is used depends only on the public size. */
+/* Per-call scratch of element operations: on the stack, never the heap, so
+ * that an operation can neither fail nor return a wrong value for lack of
+ * memory, nor reveal anything through the allocator's timing.
+ *
+ * Every backend states the scratch its operations need (GMP's _itch habit)
+ * and checks it against MNS_SCRATCH_WORDS when its context is created; a
+ * modulus whose scratch would exceed the bound is refused there with
+ * MNS_ENOTSUP. The bound is 256 KiB: mont serves moduli up to about 180000
+ * bits under it, every other backend its whole range, and one operation
+ * uses at most a few such frames (powm's window table and the kernel below
+ * it), within the 8 MiB of a default thread stack. */
 #ifndef MNS_CORE_TMP_H
 #define MNS_CORE_TMP_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
-#define MNS_TMP_STACK_WORDS 1024 /* 8 KiB: every element up to 16384 bits x 4 */
+#include "core/error.h"
+
+#define MNS_SCRATCH_WORDS 32768 /* 256 KiB */
 
 typedef struct mns_tmp {
-    uint64_t *heap;
-    uint64_t stack[MNS_TMP_STACK_WORDS];
+    _Alignas(64) uint64_t stack[MNS_SCRATCH_WORDS];
 } mns_tmp;
 
-/* Words of scratch for this call; NULL only if the heap is exhausted. */
+/* Scratch of `words` words; words <= MNS_SCRATCH_WORDS was checked when the
+ * context was created. */
 static inline uint64_t *mns_tmp_get(mns_tmp *t, size_t words)
 {
-    t->heap = NULL;
-    if (words <= MNS_TMP_STACK_WORDS)
-        return t->stack;
-    t->heap = (uint64_t *)malloc(words * sizeof(uint64_t));
-    return t->heap;
+    (void)words;
+    return t->stack;
 }
 
-static inline void mns_tmp_release(mns_tmp *t) { free(t->heap); }
+/* MNS_OK if `words` words of per-call scratch fit the bound, else
+ * MNS_ENOTSUP with a message naming `who`. */
+static inline mns_status mns_scratch_check(const char *who, size_t words)
+{
+    if (words <= MNS_SCRATCH_WORDS)
+        return MNS_OK;
+    return mns_error(MNS_ENOTSUP, "%s: an operation would need %zu words of scratch, above the %d-word bound",
+                     who, words, MNS_SCRATCH_WORDS);
+}
 
 #endif

@@ -6,6 +6,7 @@
 #include "core/cpu.h"
 #include "core/ct.h"
 #include "core/error.h"
+#include "core/tmp.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "core/simd512.h"
@@ -38,13 +39,30 @@
  * every exponentiation, and with double arithmetic and a division per
  * evaluation the choice took 139 TSC ticks (Zen 3), 2% of a 128-bit
  * exponentiation. */
+static size_t lane_words(size_t limbs, unsigned w);
+
+/* The widest window whose lane fits the per-call scratch bound (core/tmp.h):
+ * 7 up to 248 words, 6 up to 496, 5 up to 960; the cost model picks no
+ * wider window there at exponents below 10^5 bits, so the bound changes no
+ * choice at the sizes the library serves. */
+static unsigned max_window(size_t limbs)
+{
+    unsigned w = MNS_EXP_MAX_WINDOW;
+    while (w > 1 && lane_words(limbs, w) > MNS_SCRATCH_WORDS)
+        w--;
+    return w;
+}
+
 static unsigned choose_window(size_t bits, size_t limbs)
 {
     const uint64_t d = limbs == 0 ? 4 : limbs >= 18 ? 72 : 4 * (uint64_t)limbs;
+    const unsigned wmax = limbs <= 248 ? MNS_EXP_MAX_WINDOW : max_window(limbs);
     unsigned best = 1;
     uint64_t best_cost = UINT64_MAX;
 #pragma GCC unroll 8
     for (unsigned w = 1; w <= MNS_EXP_MAX_WINDOW; w++) {
+        if (w > wmax)
+            break;
         const uint64_t windows = ((uint64_t)bits + w - 1) / w;
         const uint64_t cost = d * (windows + ((uint64_t)1 << w) - 2) + (windows << w);
         if (cost < best_cost) {
@@ -490,30 +508,25 @@ void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, con
     memcpy(r1, l[1].acc, o1->limbs * sizeof(uint64_t));
 }
 
-/* Scratch of up to this many words is taken from the stack (8 KiB: mont up
- * to 16 words at any exponent length, 12-word elements at w = 5): a malloc
- * and free cost about 70 TSC ticks, 1% of a 128-bit exponentiation. */
-#define MNS_EXP_STACK_WORDS 1024
+mns_status mns_exp_check(size_t limbs)
+{
+    return mns_scratch_check("powm", lane_words(limbs, max_window(limbs)));
+}
 
-mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
+mns_status mns_exp_powm_stack(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
                               const mpz_t e)
 {
     /* the window is chosen again inside mns_exp_powm: a few integer
      * operations since the cost model has no division */
     const size_t words = mns_exp_scratch_words(ops->limbs, mpz_sizeinbase(e, 2));
-    uint64_t stack[MNS_EXP_STACK_WORDS];
-    uint64_t *scratch = stack;
-    if (words > MNS_EXP_STACK_WORDS) {
-        scratch = (uint64_t *)malloc(words * sizeof(uint64_t));
-        if (!scratch)
-            return mns_error(MNS_ENOMEM, "powm: cannot allocate %zu words of scratch", words);
-    }
+    mns_status st = mns_scratch_check("powm", words);
+    if (st != MNS_OK)
+        return st;
+    mns_tmp tmp;
+    uint64_t *scratch = mns_tmp_get(&tmp, words);
     mns_exp_powm(ops, r, a, e, scratch);
     /* the table holds powers of a secret base; explicit_bzero is not
-     * removed as a dead store (before free() or the return) the way memset
-     * may be */
+     * removed as a dead store before the return the way memset may be */
     explicit_bzero(scratch, words * sizeof(uint64_t));
-    if (scratch != stack)
-        free(scratch);
     return MNS_OK;
 }

@@ -38,8 +38,8 @@ size_t mns_exp_scratch_words(size_t limbs, size_t bits);
 void mns_exp_powm(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a, const mpz_t e,
                   uint64_t *scratch);
 
-/* Two exponentiations in one instruction stream (issue 8, item 3: RSA-CRT
- * channels sharing a thread). Every product of one is paired with the same
+/* Two exponentiations in one instruction stream (RSA-CRT channels sharing
+ * a thread). Every product of one is paired with the same
  * product of the other and handed to the backend's x2 kernel (backend.h),
  * where two independent chains keep the multipliers busy while each waits on
  * its own latency; a NULL mul_x2 / sqr_x2 means two ordinary calls. Constant
@@ -68,9 +68,15 @@ void mns_exp_powm_x2(const mns_exp_x2 *x2, uint64_t *r0, const uint64_t *a0, con
                      uint64_t *r1, const uint64_t *a1, const mpz_t e1, uint64_t *scratch0,
                      uint64_t *scratch1);
 
-/* Same, with its own scratch: on the stack up to 8 KiB, else allocated
- * (MNS_ENOMEM if that fails; r untouched). Wiped before it returns. */
-mns_status mns_exp_powm_alloc(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
+/* MNS_OK if mns_exp_powm_stack serves `limbs`-word elements at every
+ * exponent length (the window is narrowed until the table fits the per-call
+ * scratch bound of core/tmp.h), else MNS_ENOTSUP: a field checks it when it
+ * is created, so that its powm never needs the heap. */
+mns_status mns_exp_check(size_t limbs);
+
+/* Same as mns_exp_powm, with its scratch on the stack, wiped before it
+ * returns. MNS_ENOTSUP (r untouched) only where mns_exp_check refuses. */
+mns_status mns_exp_powm_stack(const mns_exp_ops *ops, uint64_t *r, const uint64_t *a,
                               const mpz_t e);
 
 #endif

@@ -71,7 +71,16 @@ static mns_status create_named(mns_field *f, const char *spec)
     if (!be)
         return mns_error(MNS_EINVAL, "unknown backend \"%s\"", name);
     memset(&f->inst, 0, sizeof f->inst);
-    return be->create(&f->inst, f->p, &opts);
+    if ((st = be->create(&f->inst, f->p, &opts)) != MNS_OK)
+        return st;
+    /* powm's window table lives on the stack of each call: a field whose
+     * elements make even the narrowest table too large is refused here */
+    if (!f->inst.ops->powm && (st = mns_exp_check(f->inst.limbs)) != MNS_OK) {
+        if (f->inst.ops->destroy)
+            f->inst.ops->destroy(f->inst.ctx);
+        memset(&f->inst, 0, sizeof f->inst);
+    }
+    return st;
 }
 
 /* "auto": the candidates of the current tuning table that match the
@@ -463,6 +472,5 @@ void mns_field_powm(const mns_field *f, uint64_t *r, const uint64_t *a, const mp
         return;
     }
     const mns_exp_ops ops = exp_ops(f);
-    if (mns_exp_powm_alloc(&ops, r, a, e) != MNS_OK)
-        memset(r, 0, f->inst.limbs * sizeof(uint64_t));
+    (void)mns_exp_powm_stack(&ops, r, a, e); /* cannot fail: checked in create_named */
 }

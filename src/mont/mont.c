@@ -8,23 +8,13 @@
 #include "core/cpu.h"
 #include "core/ct.h"
 #include "core/inverse.h"
+#include "core/kernel.h"
 #include "core/error.h"
 #include "core/tmp.h"
+#include "core/words.h"
 #include "mont/mont.h"
 
 typedef unsigned __int128 u128;
-
-static void export_words(uint64_t *r, size_t n, const mpz_t a)
-{
-    size_t count = 0;
-    memset(r, 0, n * sizeof(uint64_t));
-    mpz_export(r, &count, -1, sizeof(uint64_t), 0, 0, a);
-}
-
-static void import_words(mpz_t r, const uint64_t *a, size_t n)
-{
-    mpz_import(r, n, -1, sizeof(uint64_t), 0, 0, a);
-}
 
 static void mont_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
@@ -105,7 +95,7 @@ static mns_status mont_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
     mpz_mod(t, a, p);
     mpz_mul_2exp(t, t, 64 * c->n);
     mpz_mod(t, t, p);
-    export_words(r, c->n, t);
+    mns_words_from_mpz(r, c->n, t);
     mpz_clear(t);
     return MNS_OK;
 }
@@ -115,17 +105,11 @@ static void mont_get_mpz(const void *ctx, mpz_t r, const uint64_t *a)
     const mns_mont_ctx *c = ctx;
     mns_tmp tmp;
     uint64_t *one = mns_tmp_get(&tmp, 2 * c->n);
-    if (!one) {
-        mpz_set_ui(r, 0);
-        mns_error(MNS_ENOMEM, "mont: get_mpz out of memory");
-        return;
-    }
     uint64_t *x = one + c->n;
     memset(one, 0, c->n * sizeof(uint64_t));
     one[0] = 1;
     c->mul(c, x, a, one); /* a R^-1, fully reduced */
-    import_words(r, x, c->n);
-    mns_tmp_release(&tmp);
+    mns_words_to_mpz(r, x, c->n);
 }
 
 static void mont_destroy(void *ctx)
@@ -158,54 +142,69 @@ static const mns_field_ops mont_ops = {
 
 static const char *const mont_options[] = {"kernel", NULL};
 
-static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
-{
-    mns_status st = mns_opts_check(opts, "mont", mont_options);
-    if (st != MNS_OK)
-        return st;
-    const char *want = mns_opts_get(opts, "kernel");
-    if (want && strcmp(want, "generic") != 0 && strcmp(want, "gmp-mpn") != 0 &&
-        strcmp(want, "adx") != 0 && strcmp(want, "fixed") != 0 && strcmp(want, "fixed-adx") != 0)
-        return mns_error(MNS_EINVAL,
-                         "mont: unknown kernel \"%s\" (generic, gmp-mpn, adx, fixed, fixed-adx)",
-                         want);
-    if (want && strcmp(want, "fixed") == 0 && mpz_size(p) > MNS_MONT_FIXED_MAX)
-        return mns_error(MNS_ENOTSUP, "mont: kernel fixed takes p of at most %d words",
-                         MNS_MONT_FIXED_MAX);
-    mns_mont_mul_fn mx_mul;
-    mns_mont_sqr_fn mx_sqr;
-    const int mx_size = mns_mont_mulx_kernels(mpz_size(p), &mx_mul, &mx_sqr);
-    if (want && strcmp(want, "fixed-adx") == 0 && !mx_size)
-        return mns_error(MNS_ENOTSUP,
-                         "mont: kernel fixed-adx takes p of %d to %d words (x86-64 ELF builds)",
-                         MNS_MONT_MULX_MIN, MNS_MONT_MULX_MAX);
-    const unsigned adx = MNS_CPU_BMI2 | MNS_CPU_ADX;
-    /* MNS_MONT_ASSUME_ADX=1 vouches that the CPU runs ADX although CPUID
-     * hides it: valgrind 3.19 executes adcx/adox but clears the ADX bit, and
-     * the constant-time test runs the adx kernel under it that way. */
-    const char *assume = getenv("MNS_MONT_ASSUME_ADX");
-    int has_adx = (mns_cpu_features_raw() & adx) == adx ||
-                  (assume && strcmp(assume, "1") == 0 && (mns_cpu_features_raw() & MNS_CPU_BMI2));
-    if (want && (strcmp(want, "adx") == 0 || strcmp(want, "fixed-adx") == 0) && !has_adx)
-        return mns_error(MNS_ENOTSUP, "mont: kernel %s needs a CPU with BMI2 and ADX", want);
+/* The kernels, in order of preference (core/kernel.h; thresholds in
+ * mont/mparam.h). Below MNS_MONT_ADX_MIN_WORDS
+ * on CPUs with BMI2 and ADX the fixed-size mulx kernels (mont_mulx.c), up to
+ * MNS_MONT_FIXED_MAX words elsewhere the unrolled portable one
+ * (mont_fixed.c), from MNS_MONT_ADX_MIN_WORDS the adx kernel (four and
+ * eight rows per pass with mulx, mont_adx_mul.c, mont_adx.c), else the
+ * kernel over GMP's constant-time mpn primitives (its own assembly,
+ * dispatched on the CPU); the portable schoolbook kernel under
+ * MNS_CPU=generic. kernel=fixed-adx still takes 16 words when asked. */
+enum { K_FIXED_ADX, K_FIXED, K_ADX, K_MPN, K_GENERIC };
+#define ADX_FEATURES (MNS_CPU_BMI2 | MNS_CPU_ADX)
+static const mns_kernel_desc mont_kernels[] = {
+    [K_FIXED_ADX] = {"fixed-adx", ADX_FEATURES, MNS_MONT_MULX_MIN, MNS_MONT_MULX_MAX,
+                     MNS_MONT_MULX_MIN, MNS_MONT_ADX_MIN_WORDS - 1, 1, 0},
+    [K_FIXED] = {"fixed", 0, 1, MNS_MONT_FIXED_MAX, 1, MNS_MONT_FIXED_MAX, 2, 0},
+    [K_ADX] = {"adx", ADX_FEATURES, 1, 0, MNS_MONT_ADX_MIN_WORDS, 0, 3, 0},
+    [K_MPN] = {"gmp-mpn", 0, 1, 0, 1, 0, 4, 0},
+    [K_GENERIC] = {"generic", 0, 1, 0, MNS_KERNEL_NEVER, 8, MNS_KERNEL_TWIN},
+};
 
-    mns_mont_ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return mns_error(MNS_ENOMEM, "mont: out of memory");
-    c->n = mpz_size(p);
-    c->n_pad = c->n < 8 ? 8 : (c->n + 3) / 4 * 4;
-    c->p = calloc(c->n, sizeof(uint64_t));
-    c->p_pad = calloc(c->n_pad, sizeof(uint64_t));
-    c->one = calloc(c->n, sizeof(uint64_t));
-    c->r2 = calloc(c->n, sizeof(uint64_t));
-    if (!c->p || !c->p_pad || !c->one || !c->r2) {
-        mont_destroy(c);
-        return mns_error(MNS_ENOMEM, "mont: out of memory");
+/* The features an explicit kernel= may use: the CPU's own, whatever
+ * MNS_CPU says. MNS_MONT_ASSUME_ADX=1 vouches that the CPU runs ADX although
+ * CPUID hides it: valgrind 3.19 executes adcx/adox but clears the ADX bit,
+ * and the constant-time test runs the adx kernel under it that way. */
+static unsigned explicit_features(void)
+{
+    unsigned f = mns_cpu_features_raw();
+    const char *assume = getenv("MNS_MONT_ASSUME_ADX");
+    if (assume && strcmp(assume, "1") == 0 && (f & MNS_CPU_BMI2))
+        f |= MNS_CPU_ADX;
+    return f;
+}
+
+static void mont_set_kernel(mns_mont_ctx *c, int k)
+{
+    c->kernel = mont_kernels[k].name;
+    switch (k) {
+    case K_FIXED_ADX:
+        (void)mns_mont_mulx_kernels(c->n, &c->mul, &c->sqr);
+        c->sqrk = mns_mont_mulx_sqrk(c->n);
+        break;
+    case K_FIXED: mns_mont_fixed_kernels(c->n, &c->mul, &c->sqr); break;
+    case K_ADX:
+        c->mul = mns_mont_mul_adx;
+        c->sqr = mns_mont_sqr_adx;
+        break;
+    case K_MPN:
+        c->mul = mns_mont_mul_mpn;
+        c->sqr = mns_mont_sqr_mpn;
+        break;
+    default:
+        c->mul = mns_mont_mul_generic;
+        c->sqr = mns_mont_sqr_generic;
+        break;
     }
-    export_words(c->p, c->n, p);
+}
+
+/* one, R mod p, R^2 mod p and -p^-1 mod 2^256 of a context whose p is set */
+static void mont_constants(mns_mont_ctx *c, const mpz_t p)
+{
+    mns_words_from_mpz(c->p, c->n, p);
     memcpy(c->p_pad, c->p, c->n * sizeof(uint64_t));
     c->pinv = mns_neg_inverse_word(c->p[0]);
-
     mpz_t t, b4;
     mpz_inits(t, b4, NULL);
     /* -p^-1 mod 2^256 (p is odd, so the inverse exists) */
@@ -219,67 +218,51 @@ static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_op
     mpz_set_ui(t, 1);
     mpz_mul_2exp(t, t, 64 * c->n);
     mpz_mod(t, t, p);
-    export_words(c->one, c->n, t);
+    mns_words_from_mpz(c->one, c->n, t);
     mpz_set_ui(t, 1);
     mpz_mul_2exp(t, t, 128 * c->n);
     mpz_mod(t, t, p);
-    export_words(c->r2, c->n, t);
+    mns_words_from_mpz(c->r2, c->n, t);
     mpz_clears(t, b4, NULL);
+}
 
-    /* Kernel choice. The portable C kernel under MNS_CPU=generic (so tests
-     * compare the paths); otherwise the mpn kernel (GMP's assembly, itself
-     * dispatched on the CPU; 2.2x the C kernel at 2048 bits), and from
-     * MNS_MONT_ADX_MIN_WORDS words on CPUs with BMI2 and ADX the adx kernel,
-     * whose products and REDC add four rows at a time with mulx
-     * (mont_adx_mul.c, mont_adx.c): TSC ticks per squaring / product on the
-     * Zen 3 (one process, session 27) 948/1088 against the mpn kernel's
-     * 1121/1348 at 17 words, 1191/1360 vs 1438/1776 at 20, 1602/1856 vs
-     * 2025/2531 at 24, 2615/3287 vs 3473/4191 at 32.
-     * Up to MNS_MONT_FIXED_MAX words the unrolled fixed-size kernel
-     * (mont_fixed.c): against the mpn kernel, TSC ticks per squaring /
-     * product on a Zen 3 (one process, session 22): 16/20 vs 53/56 at 64
-     * bits, 74/74 vs 117/122 at 256, 136/144 vs 195/207 at 384, 224/241 vs
-     * 275/307 at 512, 277/306 vs 314/348 at 576; at 640 bits its product
-     * was already slower (432 vs 420: the sum no longer fits the registers).
-     * From 2 words to below MNS_MONT_ADX_MIN_WORDS on CPUs with BMI2 and
-     * ADX, the fixed-size mulx kernel (mont_mulx.c) instead: on the Zen 3, one process (mns-bench,
-     * session 23), ticks per product / squaring 49/62 against fixed's 74/86
-     * at 256 bits, 111/111 vs 160/147 at 384, 172/160 vs 245/221 at 512,
-     * 196/172 vs 343/294 at 576 (at 128 bits a tie); products of 269 /
-     * 318 / 343 ticks at 640 / 704 / 768 bits (mns-tune), where the mpn
-     * kernel took about 1.7x that. One word keeps the fixed kernel. At 16
-     * words the adx kernel again (mont.h, MNS_MONT_ADX_MIN_WORDS: the fixed
-     * pair no longer fits the instruction cache together). */
-    c->mpn_scratch = mns_mont_mpn_scratch(c->n);
-    const char *kernel = want                                         ? want
-                         : mns_cpu_features() == 0                    ? "generic"
-                         : (mns_cpu_features() & adx) == adx && mx_size &&
-                                   c->n < MNS_MONT_ADX_MIN_WORDS ? "fixed-adx"
-                         : c->n <= MNS_MONT_FIXED_MAX                 ? "fixed"
-                         : (mns_cpu_features() & adx) == adx &&
-                                   c->n >= MNS_MONT_ADX_MIN_WORDS ? "adx"
-                                                                      : "gmp-mpn";
-    if (strcmp(kernel, "generic") == 0) {
-        c->mul = mns_mont_mul_generic;
-        c->sqr = mns_mont_sqr_generic;
-        c->kernel = "generic";
-    } else if (strcmp(kernel, "fixed") == 0) {
-        mns_mont_fixed_kernels(c->n, &c->mul, &c->sqr);
-        c->kernel = "fixed";
-    } else if (strcmp(kernel, "fixed-adx") == 0) {
-        c->mul = mx_mul;
-        c->sqr = mx_sqr;
-        c->sqrk = mns_mont_mulx_sqrk(c->n);
-        c->kernel = "fixed-adx";
-    } else if (strcmp(kernel, "adx") == 0) {
-        c->mul = mns_mont_mul_adx;
-        c->sqr = mns_mont_sqr_adx;
-        c->kernel = "adx";
-    } else {
-        c->mul = mns_mont_mul_mpn;
-        c->sqr = mns_mont_sqr_mpn;
-        c->kernel = "gmp-mpn";
+static mns_status mont_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
+{
+    mns_status st = mns_opts_check(opts, "mont", mont_options);
+    if (st != MNS_OK)
+        return st;
+    const size_t n = mpz_size(p);
+    mns_mont_mul_fn mx_mul;
+    mns_mont_sqr_fn mx_sqr;
+    /* the mulx kernels exist in x86-64 ELF builds only */
+    const unsigned long have =
+        ~0ul & ~(mns_mont_mulx_kernels(MNS_MONT_MULX_MIN, &mx_mul, &mx_sqr) ? 0ul : 1ul << K_FIXED_ADX);
+    const int k = mns_kernel_choose("mont", mont_kernels, sizeof mont_kernels / sizeof mont_kernels[0],
+                                    mns_opts_get(opts, "kernel"), n, have, explicit_features(), &st);
+    if (k < 0)
+        return st;
+    /* the kernels' scratch (the mpn and adx kernels need the most) and
+     * get_mpz's 2n words, on the stack of each call */
+    const size_t itch = mns_mont_mpn_scratch(n);
+    if ((st = mns_scratch_check("mont", itch > 2 * n ? itch : 2 * n)) != MNS_OK)
+        return st;
+
+    mns_mont_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return mns_error(MNS_ENOMEM, "mont: out of memory");
+    c->n = n;
+    c->n_pad = c->n < 8 ? 8 : (c->n + 3) / 4 * 4;
+    c->p = calloc(c->n, sizeof(uint64_t));
+    c->p_pad = calloc(c->n_pad, sizeof(uint64_t));
+    c->one = calloc(c->n, sizeof(uint64_t));
+    c->r2 = calloc(c->n, sizeof(uint64_t));
+    if (!c->p || !c->p_pad || !c->one || !c->r2) {
+        mont_destroy(c);
+        return mns_error(MNS_ENOMEM, "mont: out of memory");
     }
+    mont_constants(c, p);
+    c->mpn_scratch = itch;
+    mont_set_kernel(c, k);
 
     out->ctx = c;
     out->ops = &mont_ops;

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <gmp.h>
 
+#include "mont/mparam.h"
+
 typedef struct mns_mont_ctx mns_mont_ctx;
 
 /* The kernels: r <- a b R^-1 mod p and r <- a^2 R^-1 mod p, for a, b < p;
@@ -78,32 +80,7 @@ size_t mns_mont_mpn_scratch(size_t n);
  * (mont_adx_mul.c, mont_adx.c; Karatsuba above the thresholds below); only
  * on CPUs with BMI2 and ADX, the default from MNS_MONT_ADX_MIN_WORDS words
  * (the fixed-size mulx kernels below it). Scratch mns_mont_mpn_scratch(n)
- * words as well.
- *
- * Why from 16 words and not above MNS_MONT_MULX_MAX: the fixed 16-word
- * pair is 30.7 KB of straight-line code (mulx 16.5 KB, sqrx 14.2 KB), about
- * the 32 KB of the instruction cache. Each alone runs from the cache, so
- * chains of one kind are fast (Zen 5, EPYC family 26, 32 KB L1i, session
- * 30; TSC ticks, one process: squaring 355-362, product 416-425, against
- * the adx kernel's 381-393 and 443-455); but
- * an exponentiation alternates them, and there four squarings and a product
- * took 560-574k ticks per 256 windows where the same calls in chains of one
- * kind predict 479k, and the 1024-bit exponentiation 587-602k ticks against
- * the adx kernel's 528-538k (OpenSSL 3.0's 522-537k in the same runs). At
- * 15 words (26.5 KB) the alternation costs nothing measurable (395k against
- * 395k predicted) and the fixed pair stays 1.22x faster in the
- * exponentiation. The Zen 3 of sessions 22-29 also has 32 KB of L1i, and
- * there too the 1024-bit exponentiation took 1.03-1.13x its squarings and
- * products called in chains; the switch was not measured on it. */
-#ifndef MNS_MONT_ADX_MIN_WORDS
-#define MNS_MONT_ADX_MIN_WORDS 16
-#endif
-/* From this many words the adx kernel adds eight rows at a time, in its
- * products (mont_adx_mul.c) and its REDC (mont_adx_redc8.c, which needs at
- * least 9 words: a head of eight columns and one column more). */
-#ifndef MNS_MONT_ADX8_MIN_WORDS
-#define MNS_MONT_ADX8_MIN_WORDS 16
-#endif
+ * words as well. */
 /* How the adx REDC (mont_adx.c) and products (mns_mont_mul_rows_adx) split
  * n rows: the n mod 4 first rows one at a time, then `fours` blocks of four
  * rows, then `eights` blocks of eight. Below MNS_MONT_ADX8_MIN_WORDS all
@@ -129,24 +106,6 @@ void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a);
  * MNS_MONT_KARA_SQR_THRESHOLD for squares (schoolbook below: GMP's
  * mpn_sec_mul / mpn_sec_sqr or the mulx rows, by base); r has 2n words, scratch
  * mns_mont_kara_itch(n) words. */
-#ifndef MNS_MONT_KARA_THRESHOLD
-#define MNS_MONT_KARA_THRESHOLD 32
-#endif
-/* Over the mulx rows the product's Karatsuba pays from 40 words (Zen 3, TSC
- * ticks: rows 1490 / 2158 / 3102 against one level 1624 / 2056 / 2825 at
- * 32 / 40 / 48 words); the squares keep MNS_MONT_KARA_SQR_THRESHOLD (rows
- * 2957 against 2746 at 64 words, level at 40-56). Above the GMP threshold,
- * so mns_mont_kara_itch covers it. */
-#ifndef MNS_MONT_KARA_ADX_THRESHOLD
-#define MNS_MONT_KARA_ADX_THRESHOLD 40
-#endif
-/* GMP's mpn_sec_sqr is a true squaring (0.55-0.6 of mpn_sec_mul from 24
- * words up, measured here), so one Karatsuba level only pays from about 64
- * words: sec_sqr(32) = 1098 ticks against 3 x sec_sqr(16) = 1146 plus the
- * additions. */
-#ifndef MNS_MONT_KARA_SQR_THRESHOLD
-#define MNS_MONT_KARA_SQR_THRESHOLD 64
-#endif
 size_t mns_mont_kara_itch(size_t n);
 /* base: the schoolbook below the thresholds, GMP's or the mulx rows. */
 typedef enum { MNS_MONT_BASE_GMP, MNS_MONT_BASE_ADX } mns_mont_base;

@@ -284,7 +284,6 @@ void mns_mont_mul_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
     mns_mont_kara_mul((mp_limb_t *)t, (const mp_limb_t *)a, (const mp_limb_t *)b, (mp_size_t)n,
                       (mp_limb_t *)extra, MNS_MONT_BASE_ADX);
     redc_adx(c, r, t, d);
-    mns_tmp_release(&tmp);
 }
 
 void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
@@ -296,5 +295,4 @@ void mns_mont_sqr_adx(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
     mns_mont_kara_sqr((mp_limb_t *)t, (const mp_limb_t *)a, (mp_size_t)n, (mp_limb_t *)extra,
                       MNS_MONT_BASE_ADX);
     redc_adx(c, r, t, d);
-    mns_tmp_release(&tmp);
 }

@@ -21,7 +21,6 @@ void mns_mont_mul_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a,
     uint64_t *t = mns_tmp_get(&tmp, n + 1);
     memset(t, 0, (n + 1) * sizeof(uint64_t));
     mont_mul_body(r, a, b, c->p, c->pinv, t, n);
-    mns_tmp_release(&tmp);
 }
 
 void mns_mont_redc_generic(const mns_mont_ctx *c, uint64_t *r, uint64_t *t)
@@ -37,5 +36,4 @@ void mns_mont_sqr_generic(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
     memset(t, 0, 2 * n * sizeof(uint64_t));
     mont_sqr_words(t, a, n);
     mont_redc_body(r, t, c->p, c->pinv, n);
-    mns_tmp_release(&tmp);
 }

@@ -42,7 +42,6 @@ void mns_mont_mul_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a, con
     mp_limb_t *extra = t + 2 * n;
     mns_mont_kara_mul(t, (const mp_limb_t *)a, (const mp_limb_t *)b, n, extra, MNS_MONT_BASE_GMP);
     redc_mpn(c, r, t, extra);
-    mns_tmp_release(&tmp);
 }
 
 void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
@@ -53,7 +52,6 @@ void mns_mont_sqr_mpn(const mns_mont_ctx *c, uint64_t *r, const uint64_t *a)
     mp_limb_t *extra = t + 2 * n;
     mns_mont_kara_sqr(t, (const mp_limb_t *)a, n, extra, MNS_MONT_BASE_GMP);
     redc_mpn(c, r, t, extra);
-    mns_tmp_release(&tmp);
 }
 
 size_t mns_mont_mpn_scratch(size_t n)

@@ -17,6 +17,7 @@
 #include "core/inverse.h"
 #include "core/error.h"
 #include "field/field_internal.h"
+#include "core/kernel.h"
 #include "mont52/amm52.h"
 #include "mont52/digits.h"
 
@@ -227,18 +228,16 @@ static const mns_field_ops m52_ops = {
 
 static const char *const m52_options[] = {"kernel", NULL};
 
+
 static mns_status m52_create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts)
 {
     mns_status st = mns_opts_check(opts, "mont-ifma", m52_options);
     if (st != MNS_OK)
         return st;
-    const char *want = mns_opts_get(opts, "kernel");
-    if (want && strcmp(want, "generic") != 0 && strcmp(want, "ifma") != 0)
-        return mns_error(MNS_EINVAL, "mont-ifma: unknown kernel \"%s\" (ifma, generic)", want);
-    int generic = want && strcmp(want, "generic") == 0;
-    if (!generic && !mns_cpu_has_ifma())
-        return mns_error(MNS_ENOTSUP, "mont-ifma: AVX-512 IFMA kernel not available (%s; MNS_CPU=%s)",
-                         mns_cpu_features_string(), getenv("MNS_CPU") ? getenv("MNS_CPU") : "unset");
+    const int k = mns_kernel_choose_ifma("mont-ifma", 1, mns_opts_get(opts, "kernel"), &st);
+    if (k < 0)
+        return st;
+    const int generic = k == 0;
     size_t bits = mpz_sizeinbase(p, 2), m = (bits + 2 + 51) / 52;
     if (m > MNS_AMM52_MAX_DIGITS)
         return mns_error(MNS_ENOTSUP, "mont-ifma: %zu-bit prime above the %d-bit limit", bits,

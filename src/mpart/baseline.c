@@ -19,6 +19,8 @@
 #include "core/backend.h"
 #include "core/ct.h"
 #include "core/error.h"
+#include "core/tmp.h"
+#include "core/words.h"
 #include "mpart/mpart.h"
 
 typedef unsigned __int128 u128;
@@ -39,7 +41,7 @@ typedef struct base_ctx {
     uint64_t *p, *mu, *nu, *one;
     uint64_t *r2, *unit; /* toz^2 mod p and the integer 1: set_words, get_words */
     mpz_t pz, toz, fromz; /* p, the factor into and out of the domain */
-    mns_mpart_pool *pool;
+    mns_pool *pool;
     pthread_mutex_t busy;
     base_exec ex;
 } base_ctx;
@@ -53,19 +55,28 @@ typedef struct base_job {
 /* every buffer holds a product of two (n + 1)-word numbers and a carry */
 static size_t slot_words(size_t n) { return 2 * n + 6; }
 
-static int bexec_init(base_exec *ex, size_t n, int T)
+static size_t bexec_words(size_t n, int T) { return ((size_t)T + 4) * slot_words(n); }
+
+/* ex over `block` (bexec_words words) */
+static void bexec_bind(base_exec *ex, size_t n, int T, uint64_t *block)
 {
     size_t sw = slot_words(n);
     ex->T = T;
     ex->n = n;
-    ex->block = malloc(((size_t)T + 4) * sw * sizeof(uint64_t));
-    if (!ex->block)
-        return 0;
+    ex->block = block;
     ex->slots = ex->block;
     ex->t = ex->slots + (size_t)T * sw;
     ex->z = ex->t + sw;
     ex->cy = ex->z + sw;
     ex->q = ex->cy + sw;
+}
+
+static int bexec_init(base_exec *ex, size_t n, int T)
+{
+    uint64_t *block = malloc(bexec_words(n, T) * sizeof(uint64_t));
+    if (!block)
+        return 0;
+    bexec_bind(ex, n, T, block);
     return 1;
 }
 
@@ -87,7 +98,7 @@ static void pmul(base_ctx *c, base_exec *ex, uint64_t *z, size_t zn, const uint6
 {
     base_job j = {x, y, xn, yn, ex};
     if (ex->T > 1)
-        mns_mpart_pool_run(c->pool, piece, &j, sizeof j, 1);
+        mns_pool_run(c->pool, piece, &j, sizeof j, 1);
     else
         piece(&j, 0);
     memset(z, 0, (zn + 1) * sizeof(uint64_t));
@@ -141,10 +152,14 @@ static void base_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint
         pthread_mutex_unlock(&c->busy);
         return;
     }
-    base_exec ex;
-    if (bexec_init(&ex, c->n, 1)) {
+    /* another thread holds the shared buffers: this product on the stack
+     * where it fits the per-call scratch bound, else wait (no operation
+     * allocates) */
+    if (bexec_words(c->n, 1) <= MNS_SCRATCH_WORDS) {
+        mns_tmp tmp;
+        base_exec ex;
+        bexec_bind(&ex, c->n, 1, mns_tmp_get(&tmp, bexec_words(c->n, 1)));
         base_run(c, &ex, r, a, b);
-        free(ex.block);
         return;
     }
     pthread_mutex_lock(&c->busy);
@@ -182,13 +197,6 @@ static void base_one(const void *ctx, uint64_t *r)
     memcpy(r, c->one, c->n * sizeof(uint64_t));
 }
 
-static void to_words(uint64_t *r, size_t n, const mpz_t a)
-{
-    size_t count = 0;
-    memset(r, 0, n * sizeof(uint64_t));
-    mpz_export(r, &count, -1, sizeof(uint64_t), 0, 0, a);
-}
-
 static mns_status base_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
 {
     const base_ctx *c = ctx;
@@ -196,7 +204,7 @@ static mns_status base_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
     mpz_init(t);
     mpz_mul(t, a, c->toz);
     mpz_mod(t, t, c->pz);
-    to_words(r, c->n, t);
+    mns_words_from_mpz(r, c->n, t);
     mpz_clear(t);
     return MNS_OK;
 }
@@ -229,7 +237,7 @@ static void base_destroy(void *ctx)
     base_ctx *c = ctx;
     if (!c)
         return;
-    mns_mpart_pool_free(c->pool);
+    mns_pool_free(c->pool);
     pthread_mutex_destroy(&c->busy);
     free(c->ex.block);
     free(c->p);
@@ -289,7 +297,7 @@ static mns_status base_create(mns_backend_inst *out, const mpz_t p, const mns_op
         base_destroy(c);
         return mns_error(MNS_ENOMEM, "%s: out of memory", name);
     }
-    to_words(c->p, n, p);
+    mns_words_from_mpz(c->p, n, p);
     mpz_t t;
     mpz_init(t);
     if (kind == BASE_MONT) {
@@ -300,14 +308,14 @@ static mns_status base_create(mns_backend_inst *out, const mpz_t p, const mns_op
         mpz_init(m);
         mpz_invert(m, p, t);
         mpz_sub(m, t, m);
-        to_words(c->mu, n, m);
+        mns_words_from_mpz(c->mu, n, m);
         mpz_clear(m);
         mpz_mod(t, c->toz, p);
-        to_words(c->one, n, t);
+        mns_words_from_mpz(c->one, n, t);
     } else {
         mpz_setbit(t, 128 * n);
         mpz_fdiv_q(t, t, p);
-        to_words(c->nu, n + 1, t);
+        mns_words_from_mpz(c->nu, n + 1, t);
         mpz_set_ui(c->toz, 1);
         mpz_set_ui(c->fromz, 1);
         c->one[0] = 1;
@@ -315,9 +323,9 @@ static mns_status base_create(mns_backend_inst *out, const mpz_t p, const mns_op
     c->unit[0] = 1;
     mpz_mul(t, c->toz, c->toz);
     mpz_mod(t, t, p);
-    to_words(c->r2, n, t);
+    mns_words_from_mpz(c->r2, n, t);
     mpz_clear(t);
-    if (c->T > 1 && !(c->pool = mns_mpart_pool_new(c->T))) {
+    if (c->T > 1 && !(c->pool = mns_pool_new(c->T))) {
         base_destroy(c);
         return mns_error(MNS_ENOMEM, "%s: cannot start %ld threads", name, T);
     }

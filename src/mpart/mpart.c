@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/tmp.h"
+#include "core/words.h"
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/ct.h"
@@ -32,13 +34,6 @@ uint64_t mns_mpart_trace_task[64][32]; /* ticks of task k of share w, in plan or
 #define TRACE_TASK(w, k, t0) ((void)(t0))
 #define TRACE_NOW() 0
 #endif
-
-static void export_words(uint64_t *r, size_t n, const mpz_t a)
-{
-    size_t count = 0;
-    memset(r, 0, n * sizeof(uint64_t));
-    mpz_export(r, &count, -1, sizeof(uint64_t), 0, 0, a);
-}
 
 /* s (sn words) += x (xn words) at word off, carry carried to the end of s,
  * without a data-dependent exit */
@@ -80,7 +75,7 @@ typedef struct mp_run {
     mp_exec *ex;
     const uint64_t *a, *b;
     int square;
-    mns_mpart_pool *pool; /* NULL: no barrier to keep */
+    mns_pool *pool; /* NULL: no barrier to keep */
 } mp_run;
 
 /* The hand-over between MP_T_HISIDE (split) and MP_T_HILO, in one cache line
@@ -103,14 +98,14 @@ static size_t exec_words(const mns_mpart_ctx *c, int T, size_t *per_worker, size
     return (size_t)T * *per_worker + 8 + qa + mns_mpart_fold_scratch(&c->fold);
 }
 
-static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
+/* ex over `block` (exec_words words, 64-byte aligned) */
+static void exec_bind(mp_exec *ex, const mns_mpart_ctx *c, int T, uint64_t *block)
 {
-    size_t pw, qa, total = exec_words(c, T, &pw, &qa);
+    size_t pw, qa;
+    (void)exec_words(c, T, &pw, &qa);
     ex->T = T;
     ex->per_worker = pw;
-    ex->block = mns_alloc64(total * sizeof(uint64_t));
-    if (!ex->block)
-        return 0;
+    ex->block = block;
     ex->sync = (struct mp_sync *)(ex->block + (size_t)T * pw); /* a line: pw is a multiple of 8 */
     atomic_init(&ex->sync->call, 0);
     atomic_init(&ex->sync->qhi_ready, 0);
@@ -118,6 +113,15 @@ static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
     atomic_init(&ex->sync->pair, 0);
     ex->qarea = ex->block + (size_t)T * pw + 8;
     ex->fin = ex->qarea + qa;
+}
+
+static int exec_init(mp_exec *ex, const mns_mpart_ctx *c, int T)
+{
+    size_t pw, qa;
+    uint64_t *block = mns_alloc64(exec_words(c, T, &pw, &qa) * sizeof(uint64_t));
+    if (!block)
+        return 0;
+    exec_bind(ex, c, T, block);
     return 1;
 }
 
@@ -345,13 +349,13 @@ static void run_share(const mp_job *job, mp_exec *ex, int w)
     const mp_plan *pl = j->pl;
     for (uint32_t k = pl->start[2 * w]; k < pl->start[2 * w + 2]; k++) {
         if (k == pl->start[2 * w + 1] && pl->barrier && j->pool)
-            mns_mpart_pool_barrier(j->pool);
+            mns_pool_barrier(j->pool);
         uint64_t t0 = TRACE_NOW();
         run_task(j, &pl->tasks[k], acc, d, scr);
         TRACE_TASK(w, k - pl->start[2 * w], t0);
     }
     if (pl->start[2 * w + 1] == pl->start[2 * w + 2] && pl->barrier && j->pool)
-        mns_mpart_pool_barrier(j->pool);
+        mns_pool_barrier(j->pool);
     *e = mns_mpart_ring_settle(acc, d, K);
     TRACE(5 + 2 * w);
 }
@@ -389,7 +393,7 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
         TRACE(0);
         atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
         if (c->pool)
-            mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
+            mns_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
         else
             run_share(&j, &c->pexec, 0);
         TRACE(1);
@@ -398,19 +402,22 @@ static void run_scheme(const mns_mpart_ctx *cc, const mp_scheme *s, uint64_t *r,
         return;
     }
     /* another thread holds the pool: do the whole product on this thread
-     * with buffers of its own rather than wait */
-    mp_exec ex;
-    if (exec_init(&ex, c, 1)) {
+     * with buffers of its own on the stack rather than wait, where they fit
+     * the per-call scratch bound (no operation allocates) */
+    size_t pw, qa;
+    if (exec_words(c, 1, &pw, &qa) <= MNS_SCRATCH_WORDS) {
+        mns_tmp tmp;
+        mp_exec ex;
+        exec_bind(&ex, c, 1, mns_tmp_get(&tmp, exec_words(c, 1, &pw, &qa)));
         j.pl = &s->seq_plan; /* no MP_T_HILO there */
         run_share(&j, &ex, 0);
         finish(c, &ex, r);
-        free(ex.block);
         return;
     }
-    pthread_mutex_lock(&c->busy); /* no memory: wait for the pool instead */
+    pthread_mutex_lock(&c->busy); /* too large for the stack: wait for the pool */
     atomic_fetch_add_explicit(&c->pexec.sync->call, 1, memory_order_relaxed);
     if (c->pool)
-        mns_mpart_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
+        mns_pool_run(c->pool, run_worker, &j, sizeof j, !j.pl->barrier);
     else
         run_share(&j, &c->pexec, 0);
     finish(c, &c->pexec, r);
@@ -470,7 +477,7 @@ static mns_status mp_set_mpz(const void *ctx, uint64_t *r, const mpz_t a)
     mpz_mod(t, a, c->pz);
     mpz_mul_2exp(t, t, 64 * c->h);
     mpz_mod(t, t, c->pz);
-    export_words(r, c->n, t);
+    mns_words_from_mpz(r, c->n, t);
     mpz_clear(t);
     return MNS_OK;
 }
@@ -504,7 +511,7 @@ static void mp_destroy(void *ctx)
     mns_mpart_ctx *c = ctx;
     if (!c)
         return;
-    mns_mpart_pool_free(c->pool);
+    mns_pool_free(c->pool);
     pthread_mutex_destroy(&c->busy);
     mns_mpart_scheme_free(&c->mul);
     if (!c->sqr_is_mul)
@@ -576,21 +583,21 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     if (!c->p || !c->mu || !c->one || !c->r2 || !c->unit)
         goto fail;
     c->unit[0] = 1;
-    export_words(c->p, n, p);
+    mns_words_from_mpz(c->p, n, p);
     /* mu = -p^-1 mod beta^h */
     mpz_setbit(bb, 64 * c->h);
     mpz_invert(t, p, bb);
     mpz_sub(t, bb, t);
-    export_words(c->mu, c->h, t);
+    mns_words_from_mpz(c->mu, c->h, t);
     /* one = beta^h mod p, rinv = beta^-h mod p */
     mpz_set_ui(t, 1);
     mpz_mul_2exp(t, t, 64 * c->h);
     mpz_mod(t, t, p);
-    export_words(c->one, n, t);
+    mns_words_from_mpz(c->one, n, t);
     mpz_invert(c->rinv, t, p);
     mpz_mul(t, t, t);
     mpz_mod(t, t, p);
-    export_words(c->r2, n, t);
+    mns_words_from_mpz(c->r2, n, t);
 
     if (!mns_mpart_scheme_build(&c->mul, c, 0))
         goto fail;
@@ -636,7 +643,7 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     mpz_set_ui(t, 1);
     mpz_mul_2exp(t, t, 64 * (n + c->tmax));
     mpz_fdiv_q(t, t, p);
-    export_words(c->nu, c->tmax + 1, t);
+    mns_words_from_mpz(c->nu, c->tmax + 1, t);
     if (!mns_mpart_fold_init(&c->fold, p, c->F))
         goto fail;
 
@@ -648,7 +655,7 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
         goto fail;
     if (!exec_init(&c->pexec, c, c->T))
         goto fail;
-    if (c->T > 1 && !(c->pool = mns_mpart_pool_new(c->T))) {
+    if (c->T > 1 && !(c->pool = mns_pool_new(c->T))) {
         st = mns_error(MNS_ENOMEM, "%s: cannot start %d threads", name, c->T);
         goto fail_quiet;
     }

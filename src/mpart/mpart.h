@@ -53,7 +53,7 @@
 #include <gmp.h>
 
 #include "mns_mpart.h"
-#include "mpart/pool.h"
+#include "core/pool.h"
 
 /* ---- products that compute only what is needed (mpn_ext.c) --------------- */
 
@@ -272,7 +272,7 @@ typedef struct mns_mpart_ctx {
     mp_scheme mul, sqr;   /* sqr == mul when ka != kb (flag sqr_is_mul) */
     int sqr_is_mul;
     mp_exec pexec;        /* the pool's buffers */
-    mns_mpart_pool *pool; /* NULL when T == 1 */
+    mns_pool *pool; /* NULL when T == 1 */
     /* held while the pool or pexec is in use; written on every call, so on a
      * line of its own, away from what the workers read */
     alignas(64) pthread_mutex_t busy;

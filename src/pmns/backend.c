@@ -13,6 +13,7 @@
 #include "core/backend.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "core/kernel.h"
 #include "pmns/get_words.h"
 #include "pmns/pmns.h"
 
@@ -66,7 +67,7 @@ static const mns_field_ops pmns_ops = {
     .destroy = f_destroy,
 };
 
-static const char *const pmns_options[] = {"delta", "n", "E", "params", NULL};
+static const char *const pmns_options[] = {"delta", "n", "E", "params", "kernel", NULL};
 
 /* Generates an s = 1 set for p and its context with at least `delta`
  * (n = 0: the generator's n). u52: sub adds a zero polynomial Z a little
@@ -143,11 +144,13 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
         else
             return mns_error(MNS_EINVAL, "backend \"%s\": E=%s (lambda or x1)", name, e);
     }
-    int kernel = word == MNS_PMNS_WORD_U52 ? MNS_PMNS_KERNEL_IFMA : MNS_PMNS_KERNEL_GENERIC;
-    if (kernel == MNS_PMNS_KERNEL_IFMA && !(mns_cpu_has_ifma() && mns_cpu_features() != 0))
-        return mns_error(MNS_ENOTSUP, "backend \"%s\" needs AVX-512 IFMA (%s)", name,
-                         mns_cpu_features() == 0 ? "disabled by MNS_CPU=generic"
-                                                 : "this CPU does not have it");
+    /* s64 sets: the portable kernel; u52 sets (pmns-ifma): the IFMA kernel,
+     * or its portable twin when asked */
+    const int k = mns_kernel_choose_ifma(name, word == MNS_PMNS_WORD_U52,
+                                         mns_opts_get(opts, "kernel"), &st);
+    if (k < 0)
+        return st;
+    const int kernel = k ? MNS_PMNS_KERNEL_IFMA : MNS_PMNS_KERNEL_GENERIC;
     if (mpz_sizeinbase(p, 2) < 16)
         return mns_error(MNS_ENOTSUP, "backend \"%s\": p below 16 bits has no useful PMNS", name);
 

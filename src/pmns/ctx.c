@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "core/tmp.h"
 #include "pmns/get_words.h"
 #include "pmns/pmns.h"
 
@@ -153,6 +154,9 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
     int n = mns_pmns_params_n(P);
     if (n < 2 || n > MNS_PMNS_ARITH_N_MAX)
         return mns_error(MNS_ENOTSUP, "pmns: n = %d outside [2, %d]", n, MNS_PMNS_ARITH_N_MAX);
+    if (n > MNS_PMNS_SCRATCH_N_MAX)
+        return mns_error(MNS_ENOTSUP, "pmns: n = %d above %d, the largest whose per-call scratch fits the stack bound",
+                         n, MNS_PMNS_SCRATCH_N_MAX);
     mns_pmns_word word = mns_pmns_params_word(P);
     int ifma = 0;
     if (kernel == MNS_PMNS_KERNEL_IFMA || (kernel == MNS_PMNS_KERNEL_AUTO && word == MNS_PMNS_WORD_U52)) {
@@ -268,6 +272,8 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
     if (st == MNS_OK &&
         !(c->gw_pow = mns_pmns_gw_powers(c->p, mns_pmns_params_gamma(c->P), c->n)))
         st = mns_error(MNS_ENOMEM, "pmns: out of memory");
+    if (st == MNS_OK)
+        st = mns_scratch_check("pmns", mns_pmns_gw_scratch((size_t)n, mpz_size(c->p), 1, n));
     if (st != MNS_OK) {
         mns_pmns_ctx_free(c);
         return st;

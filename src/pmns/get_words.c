@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/inverse.h"
+#include "core/tmp.h"
 #include "pmns/get_words.h"
 #include "pmns_mp/ctx.h"
 #include "pmns/pmns.h"
@@ -230,25 +231,26 @@ static void coef_single(const void *ctx, const uint64_t *b, int i, uint64_t *c, 
     c[0] = b[i];
 }
 
+size_t mns_pmns_gw_scratch(size_t L, size_t pn, size_t cw, int n)
+{
+    const shape h = shape_of(pn, cw, n);
+    return 2 * L + eval_words(&h);
+}
+
 void mns_pmns_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_pmns_ctx *c = ctx;
     const size_t L = (size_t)c->n, pn = mpz_size(c->p);
     const shape h = shape_of(pn, 1, c->n);
-    const size_t words = 2 * L + eval_words(&h);
-    mp_scratch tmp;
-    uint64_t *s = mp_scratch_get(&tmp, words);
-    if (!s) { /* no memory: a wrong value of the right length, like a failed powm */
-        memset(r, 0, pn * sizeof *r);
-        return;
-    }
+    const size_t words = mns_pmns_gw_scratch(L, pn, 1, c->n);
+    mns_tmp tmp;
+    uint64_t *s = mns_tmp_get(&tmp, words);
     uint64_t *one = s, *B = one + L;
     memset(one, 0, L * sizeof *one);
     one[0] = 1;
     c->mul(c, B, a, one); /* B(gamma) = A(gamma) phi^-1: the value */
     eval_gamma(c, coef_single, B, c->n, c->p, c->gw_pow, r, &h, B + L);
     explicit_bzero(s, words * sizeof *s);
-    mp_scratch_release(&tmp);
 }
 
 /* ---- pmns-mp, pmns-mp-ifma: s digits of k bits per coefficient ---- */
@@ -262,24 +264,24 @@ static void coef_mp(const void *ctx, const uint64_t *b, int i, uint64_t *c, uint
                   (size_t)mc->k * (size_t)j);
 }
 
+size_t mns_pmns_mp_gw_cw(const mns_pmns_mp_ctx *c)
+{
+    /* a_i = sum_j digit_j 2^(k j), the top digit a signed word */
+    return ((size_t)c->k * (size_t)(c->s - 1) + 64 + 63) / 64;
+}
+
 void mns_pmns_mp_get_words(const void *ctx, uint64_t *r, const uint64_t *a)
 {
     const mns_pmns_mp_ctx *c = ctx;
     const size_t L = c->limbs, pn = mpz_size(c->p);
-    /* a_i = sum_j digit_j 2^(k j), the top digit a signed word */
-    const shape h = shape_of(pn, ((size_t)c->k * (size_t)(c->s - 1) + 64 + 63) / 64, c->n);
-    const size_t words = 2 * L + eval_words(&h);
-    mp_scratch tmp;
-    uint64_t *s = mp_scratch_get(&tmp, words);
-    if (!s) {
-        memset(r, 0, pn * sizeof *r);
-        return;
-    }
+    const shape h = shape_of(pn, mns_pmns_mp_gw_cw(c), c->n);
+    const size_t words = mns_pmns_gw_scratch(L, pn, mns_pmns_mp_gw_cw(c), c->n);
+    mns_tmp tmp;
+    uint64_t *s = mns_tmp_get(&tmp, words);
     uint64_t *one = s, *B = one + L;
     memset(one, 0, L * sizeof *one);
     one[0] = 1; /* digit 0 of coefficient 0 */
     c->mul(c, B, a, one);
     eval_gamma(c, coef_mp, B, c->n, c->p, c->gw_pow, r, &h, B + L);
     explicit_bzero(s, words * sizeof *s);
-    mp_scratch_release(&tmp);
 }

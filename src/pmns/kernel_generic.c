@@ -56,24 +56,13 @@ static void fold_u64(const mns_pmns_ctx *c, uint64_t *v, const uint64_t *p)
     }
 }
 
-/* Per-call scratch: a 16-byte aligned stack buffer for the common sizes, the
- * heap beyond (whether the heap is used depends only on n). */
-#define SCR_STACK 640
+/* Per-call scratch on the stack: p (2n-1 i128), v (n i128), then p64 (2n-1
+ * words) and q (n words) in the i128 slots beyond; mns_pmns_ctx_new refuses
+ * n above MNS_PMNS_SCRATCH_N_MAX, so it always fits. */
+#define SCR_STACK (3 * MNS_PMNS_SCRATCH_N_MAX + 3 * MNS_PMNS_SCRATCH_N_MAX / 2)
 typedef struct scratch {
-    i128 *heap;
     _Alignas(64) i128 stack[SCR_STACK];
 } scratch;
-
-/* p: 2n-1 i128, v: n i128, p64: 2n-1 words, q: n words */
-static i128 *scratch_get(scratch *s, int n)
-{
-    size_t need = (size_t)(2 * n - 1) + (size_t)n + (size_t)(3 * n) / 2 + 1;
-    s->heap = NULL;
-    if (need <= SCR_STACK)
-        return s->stack;
-    s->heap = malloc(need * sizeof(i128));
-    return s->heap;
-}
 
 /* r <- (V + (V M' mod (E, phi)) M mod E) / phi; p is scratch of 2n-1 i128 and
  * w of 3n words. */
@@ -119,20 +108,12 @@ static void redc_wide(const mns_pmns_ctx *c, uint64_t *r, const i128 *v, i128 *p
     }
 }
 
-#define SCRATCH_OR_ZERO(s, base, n, r)                                                             \
-    i128 *base = scratch_get(&s, n);                                                               \
-    if (!base) {                                                                                   \
-        memset(r, 0, (size_t)(n) * 8);                                                             \
-        return;                                                                                    \
-    }
-
 void mns_pmns_redc_wide_generic(const mns_pmns_ctx *c, uint64_t *r, const i128 *v)
 {
     const int n = c->n;
     scratch s;
-    SCRATCH_OR_ZERO(s, base, n, r);
+    i128 *base = s.stack;
     redc_wide(c, r, v, base, (uint64_t *)(void *)(base + 3 * n));
-    free(s.heap);
 }
 
 static inline i128 coef(const mns_pmns_ctx *c, uint64_t a)
@@ -144,7 +125,7 @@ void mns_pmns_mul_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
 {
     const int n = c->n;
     scratch s;
-    SCRATCH_OR_ZERO(s, p, n, r);
+    i128 *p = s.stack;
     i128 *v = p + (2 * n - 1);
     for (int k = 0; k < 2 * n - 1; k++)
         p[k] = 0;
@@ -155,7 +136,6 @@ void mns_pmns_mul_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a,
     }
     fold_i128(c, v, p);
     redc_wide(c, r, v, p, (uint64_t *)(void *)(p + 3 * n));
-    free(s.heap);
 }
 
 /* The symmetric-product scheme: each a_i a_j (i < j) once, doubled, then the
@@ -164,7 +144,7 @@ void mns_pmns_sqr_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a)
 {
     const int n = c->n;
     scratch s;
-    SCRATCH_OR_ZERO(s, p, n, r);
+    i128 *p = s.stack;
     i128 *v = p + (2 * n - 1);
     for (int k = 0; k < 2 * n - 1; k++)
         p[k] = 0;
@@ -181,17 +161,15 @@ void mns_pmns_sqr_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a)
     }
     fold_i128(c, v, p);
     redc_wide(c, r, v, p, (uint64_t *)(void *)(p + 3 * n));
-    free(s.heap);
 }
 
 void mns_pmns_redc_generic(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a)
 {
     const int n = c->n;
     scratch s;
-    SCRATCH_OR_ZERO(s, p, n, r);
+    i128 *p = s.stack;
     i128 *v = p + (2 * n - 1);
     for (int i = 0; i < n; i++)
         v[i] = coef(c, a[i]);
     redc_wide(c, r, v, p, (uint64_t *)(void *)(p + 3 * n));
-    free(s.heap);
 }

@@ -350,28 +350,20 @@ TGT static void prod_lo(const uint64_t *x, const uint64_t *ext, const int32_t *o
     }
 }
 
-/* Scratch: stack for n <= STACK_N, heap beyond (decided by n alone). */
-#define STACK_N 256
-#define CH_W (STACK_N + 8)              /* words of one chunked array */
-#define EXT_W (2 * STACK_N + 16)        /* words of one ext array */
+/* Per-call scratch on the stack: five chunked arrays and one ext array
+ * sized for n = MNS_PMNS_SCRATCH_N_MAX (ext_len = 8 nchunks + n + 8 fits
+ * EXT_W there), the largest n that mns_pmns_ctx_new accepts. */
+#define CH_W (MNS_PMNS_SCRATCH_N_MAX + 8)       /* words of one chunked array */
+#define EXT_W (2 * MNS_PMNS_SCRATCH_N_MAX + 16) /* words of one ext array */
 
 typedef struct ifma_scratch {
-    uint64_t *heap;
     _Alignas(64) uint64_t stack[5 * CH_W + EXT_W];
 } ifma_scratch;
 
-static uint64_t *scratch_get(ifma_scratch *s, const mns_pmns_ctx *c, size_t *chw)
+static uint64_t *scratch_get(ifma_scratch *s, size_t *chw)
 {
-    size_t ch = (size_t)8 * c->nchunks + 8;
-    s->heap = NULL;
-    *chw = ch;
-    if (c->n <= STACK_N) {
-        *chw = CH_W;
-        return s->stack;
-    }
-    size_t bytes = ((5 * ch + c->ext_len) * 8 + 63) & ~(size_t)63;
-    s->heap = mns_alloc64(bytes);
-    return s->heap;
+    *chw = CH_W;
+    return s->stack;
 }
 
 /* vlo, vhi: V; q, tlo, thi: scratch of chunked size. r <- (V + Q M) / 2^52. */
@@ -411,11 +403,7 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
     const int n = c->n, nc = c->nchunks;
     ifma_scratch s;
     size_t chw;
-    uint64_t *w = scratch_get(&s, c, &chw);
-    if (!w) {
-        memset(r, 0, (size_t)n * 8);
-        return;
-    }
+    uint64_t *w = scratch_get(&s, &chw);
     uint64_t *vlo = w, *vhi = w + chw, *q = w + 2 * chw, *tlo = w + 3 * chw, *thi = w + 4 * chw;
     uint64_t *bext = w + 5 * chw;
     /* r is written last, so it may alias a or b */
@@ -429,7 +417,6 @@ TGT void mns_pmns_mul_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *a
         vhi[0] = (uint64_t)(t >> 52);
     }
     redc_core(c, r, vlo, vhi, q, tlo, thi);
-    free(s.heap);
 }
 
 /* ---- n <= 64, E = X^n - lambda (lambda > 0): a register-only kernel ----
@@ -802,11 +789,7 @@ TGT void mns_pmns_redc_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *
     const int n = c->n;
     ifma_scratch s;
     size_t chw;
-    uint64_t *w = scratch_get(&s, c, &chw);
-    if (!w) {
-        memset(r, 0, (size_t)n * 8);
-        return;
-    }
+    uint64_t *w = scratch_get(&s, &chw);
     uint64_t *vlo = w, *vhi = w + chw, *q = w + 2 * chw, *tlo = w + 3 * chw, *thi = w + 4 * chw;
     memset(vlo, 0, chw * 8);
     memset(vhi, 0, chw * 8);
@@ -816,7 +799,6 @@ TGT void mns_pmns_redc_ifma(const mns_pmns_ctx *c, uint64_t *r, const uint64_t *
         vhi[i] = a[i] >> 52;
     }
     redc_core(c, r, vlo, vhi, q, tlo, thi);
-    free(s.heap);
 }
 
 #else /* no x86-64 GCC: the IFMA kernels are never selected */

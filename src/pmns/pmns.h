@@ -100,5 +100,9 @@ mns_status mns_pmns_ifma_prepare(mns_pmns_ctx *c);
 
 /* Largest n the kernels' scratch is sized for. */
 #define MNS_PMNS_ARITH_N_MAX 1024
+/* The kernels' per-call scratch is on the stack, sized for this n (18 KiB
+ * for the portable kernel): n = 256 covers 8192-bit u52 sets; a larger set
+ * is refused when the context is made. */
+#define MNS_PMNS_SCRATCH_N_MAX 256
 
 #endif

@@ -289,24 +289,5 @@ static inline void mns_pmns_mp_normalize(const mns_pmns_mp_ctx *c, uint64_t *r, 
     }
 }
 
-/* Per-call scratch: a 64 KiB stack buffer covers every size up to 8192 bits
- * with the default plans; beyond it the heap (the choice depends on the
- * public sizes only). */
-#define MP_STACK_WORDS 8192
-typedef struct mp_scratch {
-    uint64_t *heap;
-    _Alignas(64) uint64_t stack[MP_STACK_WORDS];
-} mp_scratch;
-
-static inline uint64_t *mp_scratch_get(mp_scratch *t, size_t words)
-{
-    t->heap = NULL;
-    if (words <= MP_STACK_WORDS)
-        return t->stack;
-    t->heap = (uint64_t *)mns_alloc64(words * 8);
-    return t->heap;
-}
-
-static inline void mp_scratch_release(mp_scratch *t) { free(t->heap); }
 
 #endif

@@ -287,7 +287,7 @@ static int split_pays(int n, int vl) { return fma_cost(n, split_m(n, vl)) < fma_
  * default set, pmns_mp/backend.c): s (2s + 1) products of polynomials per
  * product (s steps of s operand products, T and s T M_j), each priced as
  * above with the unsplit kernel's n rounded up to its whole vectors. Fitted
- * with 4 lanes on 7 sets at 2048-4096 bits (Xeon with IFMA, 2026-11-28:
+ * with 4 lanes on 7 sets at 2048-4096 bits (Xeon with IFMA:
  * s = 3, 4; n = 11-31; split and unsplit): ticks / cost within +-9% */
 static long fma_cost_sets(int s, int n, int m, int vl)
 {

@@ -4,7 +4,7 @@
  * Why: per 52 x 52-bit product the kernel issues two FMAs, a subtraction
  * and two integer adds. With 256-bit vectors these spread over three ports
  * (the FMAs on two); with 512-bit ones two ports do all five, but on twice
- * the lanes: on the Xeon of session 17 (Intel, family 6 model 207) a loop of
+ * the lanes: on a Xeon (Intel, family 6 model 207) a loop of
  * the kernel's product took 0.39 ticks a lane against 0.52 with 4 lanes.
  * The 32 zmm registers also hold twice the accumulators (ACC = 8), so each
  * window load and broadcast serves more products.

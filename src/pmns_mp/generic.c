@@ -33,6 +33,7 @@
 #include <x86intrin.h>
 
 #include "pmns_mp/generic.h"
+#include "core/tmp.h"
 
 /* ---- leaves ------------------------------------------------------------- */
 
@@ -344,14 +345,10 @@ static void flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const
     const mp_leaves *lf = &leaves_tab[B <= MP_GEN_BMAX ? B : MP_GEN_BMAX + 1];
     const int n = c->n, s = c->s, k = c->k, Lv = pl->leaves, nv = pl->nv, split = pl->levels > 0;
     const size_t ms = (size_t)c->mstride, mstep = (size_t)Lv * ms; /* one digit's matrices */
-    mp_scratch tmp;
+    mns_tmp tmp;
     mp_lay L;
     layout(c, &L);
-    uint64_t *w = mp_scratch_get(&tmp, L.total + 2);
-    if (!w) {
-        memset(r, 0, c->limbs * sizeof *r);
-        return;
-    }
+    uint64_t *w = mns_tmp_get(&tmp, L.total + 2);
     if (((uintptr_t)w & 15) != 0)
         w += 1;
     uint64_t *na = w + L.na, *nb = sqr ? na : w + L.nb;
@@ -449,7 +446,6 @@ static void flow(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const
             r[(size_t)(s - 1) * n + q] = (uint64_t)y;
         }
     }
-    mp_scratch_release(&tmp);
 }
 
 
@@ -615,8 +611,8 @@ double mns_pmns_mp_generic_cost(int n, int s, const mp_plan *pl)
 /* Cost of a compiled instance (TSC ticks): its products (128-bit, and mod
  * 2^64 for T), its leaf rows (a row's sum and store), and per split level
  * the contraction of each of the 3s - 1 digit passes. Fitted (least squares
- * on relative error, worst 2.5%) to the nine instances' timings of session
- * 7 (docs/pmns-mp.md: 1024-8192 bits, one and two levels); it ranks their
+ * on relative error, worst 2.5%) to the timings of the nine instances
+ * (docs/pmns-mp.md: 1024-8192 bits, one and two levels); it ranks their
  * plans against the flow's (mns_pmns_mp_generic_cost) and the candidate
  * (n, s) (mns_pmns_mp_generic_candidates). */
 #define MP_ICOST_FULL 0.893

@@ -289,13 +289,13 @@ fips_split(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a, const uint6
  * flow), n=18 s=6 with two levels (its entries do not fit: lambda = -4),
  * n=12 s=6 3/b4 (2x2/b3 is 4-6% faster and passes wherever it does on
  * these sets), n=9 s=2 3/b3 (no faster than unsplit).
- * And the sets that random primes reach through their lambda (session 10,
+ * And the sets that random primes reach through their lambda (measured on
  * 16 random primes per size on a Zen 3): n=6 s=3 unsplit (1024 bits, about
  * half of the primes: |lambda| >= 4 makes the 3/b2 entries too wide; 3/b2
  * stays 15% faster where both fit and the cost model keeps it), n=3 s=6
  * unsplit (1024), n=6 s=6 unsplit (2048, about a third), n=15 s=5 3/b5
- * (4096, one in eight). Each ran the general flow before, at 1.17-1.24x
- * the instance's time (n=6 s=3), 1.18x (n=3 s=6), 1.08-1.19x (n=6 s=6)
+ * (4096, one in eight). The general flow takes 1.17-1.24x these
+ * instances' time (n=6 s=3), 1.18x (n=3 s=6), 1.08-1.19x (n=6 s=6)
  * and 1.11x (n=15 s=5): both builds in one process, same primes.
  * Measured and dropped: n=14 s=4 2/b7 (3072, 3 primes in 16: no faster
  * than the flow), n=30 s=5 3/b10 (8192, 2 primes in 7, one with 2x3/b5:

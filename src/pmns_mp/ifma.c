@@ -16,6 +16,7 @@
  *     mod 2^52 (IFMA reads 52 bits), no offset at all.
  * Every loop bound depends on (n, s, k, plan) only. */
 #include "core/simd512.h"
+#include "core/tmp.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,14 +255,10 @@ IFMA_TARGET static void run(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_
 {
     const mp_plan *pl = &c->plan;
     const int n = c->n, s = c->s, b = pl->b, k = c->k;
-    mp_scratch tmp;
+    mns_tmp tmp;
     ifma_lay L;
     layout(c, &L);
-    uint64_t *w = mp_scratch_get(&tmp, L.total);
-    if (!w) {
-        memset(r, 0, c->limbs * sizeof *r);
-        return;
-    }
+    uint64_t *w = mns_tmp_get(&tmp, L.total);
     uint64_t *na = w + L.na, *nb = w + L.nb;
     mns_pmns_mp_normalize(c, na, a);
     if (!square)
@@ -303,7 +300,6 @@ IFMA_TARGET static void run(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_
                 r[(size_t)j * n + q] = (uint64_t)y;
         }
     }
-    mp_scratch_release(&tmp);
 }
 
 void mns_pmns_mp_mul_ifma(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,

@@ -70,29 +70,19 @@ static const mp_mul_fn fr_sqr_tab[MP_FAST_SMAX - 1][3] = {
     FR_REF(fr_sqr_, 6)};
 /* ---- split -------------------------------------------------------------------- */
 
-/* scratch up to 128 KiB on the stack (sizes are public), the heap beyond
- * (s >= 4 with the three-level plan, 8192-bit primes only) */
+/* per-call scratch on the stack, its size fixed by the instance (S and the
+ * plan): every instance fits 128 KiB, checked here at compile time */
 #define FS_STACK_WORDS 16384
 #define FS_INST1(S, F0, F1, F2, SQ, NAME)                                                      \
+    _Static_assert(FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS, "fused scratch above the bound"); \
     IFMA_TARGET static void NAME(const mns_pmns_mp_ctx *c, uint64_t *r, const uint64_t *a,     \
                                  const uint64_t *b)                                            \
     {                                                                                          \
         const mns_pmns_mp_ctx *cx[1] = {c};                                                    \
         uint64_t *rr[1] = {r};                                                                 \
         const uint64_t *aa[1] = {a}, *bb[1] = {b};                                             \
-        if (FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS) {                                       \
-            _Alignas(64) uint64_t                                                              \
-                w[FS_WORDS(S, F0, F1, F2) <= FS_STACK_WORDS ? FS_WORDS(S, F0, F1, F2) : 1];    \
-            fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                  \
-        } else {                                                                               \
-            uint64_t *w = mns_alloc64(FS_WORDS(S, F0, F1, F2) * 8);                            \
-            if (!w) {                                                                          \
-                memset(r, 0, c->limbs * sizeof *r);                                            \
-                return;                                                                        \
-            }                                                                                  \
-            fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                  \
-            free(w);                                                                           \
-        }                                                                                      \
+        _Alignas(64) uint64_t w[FS_WORDS(S, F0, F1, F2)];                                      \
+        fs_body(cx, rr, aa, bb, w, S, (c->n + 7) / 8, SQ, 1, F0, F1, F2);                      \
     }
 /* NV is a run-time value here (the plan fixes the vector count N / 8 >= NV) */
 #define FS_INST(S, P, F0, F1, F2)                                                              \

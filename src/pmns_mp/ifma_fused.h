@@ -386,7 +386,7 @@ static inline AI IFMA_TARGET void fu_ops(uint64_t *w, const int n, const int i, 
  * EARLY: the operand products of step i + 1 are issued right after T of
  * step i (as fr_body does), before T M_j and the division; they touch rows
  * i + 1 .. only, and the next T waits for them anyway. Measured A/B on one
- * set (session 6, one process, six runs): 2048 bits (s = 3, two vectors)
+ * set (one process, six runs): 2048 bits (s = 3, two vectors)
  * mul 2-5% and sqr 3-5% faster; 3072-4096 (three vectors) within 1% either
  * way, so it is on for two vectors only. */
 static inline AI IFMA_TARGET void fu_body(const mns_pmns_mp_ctx *const *cx, uint64_t *const *r,

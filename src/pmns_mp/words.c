@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/tmp.h"
 #include "mns_pmns_mp.h"
 #include "pmns_mp/ctx.h"
 
@@ -81,12 +82,8 @@ void mns_pmns_mp_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
     const size_t nw = mpz_size(c->p), bits = mpz_sizeinbase(c->p, 2);
     const size_t chunks = (bits + (size_t)c->wbits - 1) / (size_t)c->wbits;
     const uint64_t *G = c->words, *P2 = c->words + c->limbs;
-    mp_scratch tmp;
-    uint64_t *A = mp_scratch_get(&tmp, 2 * c->limbs);
-    if (!A) { /* no memory: a wrong value of the right length, like a failed powm */
-        memset(r, 0, c->limbs * sizeof *r);
-        return;
-    }
+    mns_tmp tmp;
+    uint64_t *A = mns_tmp_get(&tmp, 2 * c->limbs);
     uint64_t *C = A + c->limbs;
     chunk_poly(c, A, a, nw, chunks - 1);
     for (size_t j = chunks - 1; j-- > 0;) {
@@ -98,5 +95,4 @@ void mns_pmns_mp_set_words(const void *ctx, uint64_t *r, const uint64_t *a)
     }
     c->mul(c, r, A, P2);
     explicit_bzero(A, 2 * c->limbs * sizeof *A);
-    mp_scratch_release(&tmp);
 }

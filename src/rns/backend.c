@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/kernel.h"
 #include "rns/rns.h"
 
 static void rns_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -95,9 +96,8 @@ static const mns_field_ops rns_ifma_ops = {RNS_OPS, .mul_x2 = rns_mul_x2, .sqr_x
 static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                          const char *name, int ifma)
 {
-    static const char *const plain[] = {"n", "delta", NULL};
-    static const char *const with_kernel[] = {"n", "delta", "kernel", NULL};
-    mns_status st = mns_opts_check(opts, name, ifma ? with_kernel : plain);
+    static const char *const allowed[] = {"n", "delta", "kernel", NULL};
+    mns_status st = mns_opts_check(opts, name, allowed);
     if (st != MNS_OK)
         return st;
     long n = 0, delta = 1;
@@ -109,13 +109,13 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
                           .n_step = ifma ? 8 : 1,
                           .delta_min = (int)delta,
                           .kernel = ifma ? MNS_RNS_KERNEL_IFMA : MNS_RNS_KERNEL_GENERIC};
-    const char *k = mns_opts_get(opts, "kernel");
-    if (k && strcmp(k, "generic") == 0)
-        prm.kernel = MNS_RNS_KERNEL_GENERIC;
-    else if (k && strcmp(k, "ifma") != 0)
-        return mns_error(MNS_EINVAL, "%s: unknown kernel \"%s\" (ifma, generic)", name, k);
+    /* a malformed option is EINVAL whatever the CPU: checked before the kernel */
     if (ifma && n % 8)
         return mns_error(MNS_EINVAL, "%s: n = %ld is not a multiple of 8", name, n);
+    const int k = mns_kernel_choose_ifma(name, ifma, mns_opts_get(opts, "kernel"), &st);
+    if (k < 0)
+        return st;
+    prm.kernel = k ? MNS_RNS_KERNEL_IFMA : MNS_RNS_KERNEL_GENERIC;
 
     mns_rns *c = NULL;
     st = mns_rns_new(&c, p, &prm);

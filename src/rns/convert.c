@@ -38,11 +38,7 @@ void mns_rns_to_mpz_crt(const mns_rns *r, mpz_t out, const uint64_t *x, int base
 {
     const size_t n = r->n, off = base ? n : 0;
     const mpz_t *B = base ? &r->Mp : &r->M;
-    uint64_t *xi = malloc(n * sizeof(uint64_t));
-    if (!xi) {
-        mpz_set_ui(out, 0);
-        return;
-    }
+    uint64_t xi[MNS_RNS_NMAX]; /* n <= MNS_RNS_NMAX: no allocation to fail */
     crt_xi(r, xi, x, base);
     mpz_t Bj;
     mpz_init(Bj);
@@ -53,41 +49,20 @@ void mns_rns_to_mpz_crt(const mns_rns *r, mpz_t out, const uint64_t *x, int base
     }
     mpz_submul_ui(out, *B, kawamura_k(xi, n, r->e));
     mpz_clear(Bj);
-    free(xi);
-}
-
-/* a^-1 mod m, gcd(a, m) = 1 (conversions are variable time). */
-static uint64_t invmod(uint64_t a, uint64_t m)
-{
-    __int128 t0 = 0, t1 = 1;
-    uint64_t r0 = m, r1 = a % m;
-    while (r1) {
-        uint64_t q = r0 / r1, r2 = r0 - q * r1;
-        __int128 t2 = t0 - (__int128)q * t1;
-        r0 = r1;
-        r1 = r2;
-        t0 = t1;
-        t1 = t2;
-    }
-    return (uint64_t)(t0 < 0 ? t0 + m : t0);
 }
 
 void mns_rns_to_mpz_mrs(const mns_rns *r, mpz_t out, const uint64_t *x, int base)
 {
     const size_t n = r->n, off = base ? n : 0;
     const uint64_t *m = r->m + off, *c = r->c + off;
-    uint64_t *v = malloc(n * sizeof(uint64_t));
-    if (!v) {
-        mpz_set_ui(out, 0);
-        return;
-    }
+    uint64_t v[MNS_RNS_NMAX]; /* n <= MNS_RNS_NMAX: no allocation to fail */
     /* mixed-radix digits: X = v_0 + v_1 m_0 + v_2 m_0 m_1 + ..., each v_i
      * found by peeling the lower digits off x_i (Szabo-Tanaka) */
     for (size_t i = 0; i < n; i++) {
         uint64_t t = x[i];
         for (size_t k = 0; k < i; k++) {
             t = mns_rns_submod(t, mns_rns_csub(v[k], m[i]), m[i]); /* v_k < 2^e < 2 m_i */
-            t = mns_rns_mulmod(t, invmod(m[k] % m[i], m[i]), c[i], m[i], r->e);
+            t = mns_rns_mulmod(t, mns_rns_invmod_var(m[k] % m[i], m[i]), c[i], m[i], r->e);
         }
         v[i] = t;
     }
@@ -96,7 +71,6 @@ void mns_rns_to_mpz_mrs(const mns_rns *r, mpz_t out, const uint64_t *x, int base
         mpz_mul_ui(out, out, m[i]);
         mpz_add_ui(out, out, v[i]);
     }
-    free(v);
 }
 
 void mns_rns_mont_set(const mns_rns *r, uint64_t *x, const mpz_t a)
@@ -133,7 +107,7 @@ void mns_rns_bext_approx(const mns_rns *r, uint64_t *out, const uint64_t *t)
         mns_u128 s = 0;
         uint64_t top = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t Mpi = mns_rns_mulmod(Mpj, invmod(r->m[n + i] % r->m[j], r->m[j]), r->c[j],
+            uint64_t Mpi = mns_rns_mulmod(Mpj, mns_rns_invmod_var(r->m[n + i] % r->m[j], r->m[j]), r->c[j],
                                           r->m[j], e);
             mns_u128 pr = (mns_u128)xi[i] * Mpi;
             s += pr;

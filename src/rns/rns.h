@@ -110,8 +110,8 @@ void mns_rns_set_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* Its IFMA form (kernel_ifma.c), for contexts on the IFMA kernel. */
 void mns_rns_set_words_ifma(const mns_rns *c, uint64_t *r, const uint64_t *a, size_t pn);
 /* get_words of backend.h (words.c): r <- the canonical value of the tight
- * element a as mpz_size(p) words, constant time, no allocation below
- * MNS_TMP_STACK_WORDS of scratch (every n of this build). */
+ * element a as mpz_size(p) words, constant time, no allocation (its
+ * scratch fits MNS_SCRATCH_WORDS at every n of this build). */
 void mns_rns_get_words(const void *ctx, uint64_t *r, const uint64_t *a);
 /* 1 if this build has the IFMA kernels (x86-64 gcc/clang). */
 int mns_rns_ifma_compiled(void);

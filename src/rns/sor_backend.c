@@ -16,6 +16,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/kernel.h"
 #include "rns/sor.h"
 
 static void sor_mul(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -84,9 +85,8 @@ static const mns_field_ops sor_ops = {
 static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *opts,
                          const char *name, int ifma)
 {
-    static const char *const plain[] = {"N", "delta", NULL};
-    static const char *const with_kernel[] = {"N", "delta", "kernel", NULL};
-    mns_status st = mns_opts_check(opts, name, ifma ? with_kernel : plain);
+    static const char *const allowed[] = {"N", "delta", "kernel", NULL};
+    mns_status st = mns_opts_check(opts, name, allowed);
     if (st != MNS_OK)
         return st;
     long N = 0, delta = 1;
@@ -94,11 +94,10 @@ static mns_status create(mns_backend_inst *out, const mpz_t p, const mns_opts *o
         (st = mns_opts_get_long(opts, name, "delta", 0, 1 << 24, &delta)) != MNS_OK)
         return st;
     mns_sor_params prm = {.ifma = ifma, .kernel = ifma, .N = (unsigned)N, .delta_min = (int)delta};
-    const char *k = mns_opts_get(opts, "kernel");
-    if (k && strcmp(k, "generic") == 0)
-        prm.kernel = 0;
-    else if (k && strcmp(k, "ifma") != 0)
-        return mns_error(MNS_EINVAL, "%s: unknown kernel \"%s\" (ifma, generic)", name, k);
+    const int k = mns_kernel_choose_ifma(name, ifma, mns_opts_get(opts, "kernel"), &st);
+    if (k < 0)
+        return st;
+    prm.kernel = k;
 
     mns_sor *s = NULL;
     if ((st = mns_sor_new(&s, p, &prm)) != MNS_OK)

@@ -447,7 +447,7 @@ typedef struct {
     _Atomic int runs[8];
     _Atomic int took_over;
     pthread_t caller;
-    mns_mpart_pool *pool;
+    mns_pool *pool;
     int barrier;
 } pool_probe;
 
@@ -458,14 +458,14 @@ static void probe_share(void *arg, int w)
     if (w != 0 && pthread_equal(pthread_self(), pr->caller))
         atomic_fetch_add(&pr->took_over, 1);
     if (pr->barrier)
-        mns_mpart_pool_barrier(pr->pool);
+        mns_pool_barrier(pr->pool);
 }
 
 static void test_pool(void)
 {
     for (int T = 2; T <= 4; T++) {
-        mns_mpart_pool *pool = mns_mpart_pool_new(T);
-        MT_CHECK(pool != NULL && mns_mpart_pool_size(pool) == T, "pool of %d", T);
+        mns_pool *pool = mns_pool_new(T);
+        MT_CHECK(pool != NULL && mns_pool_size(pool) == T, "pool of %d", T);
         if (!pool)
             continue;
         int took = 0;
@@ -479,7 +479,7 @@ static void test_pool(void)
                 struct timespec ts = {0, 3000000}; /* 3 ms: the workers park */
                 nanosleep(&ts, NULL);
             }
-            mns_mpart_pool_run(pool, probe_share, &pr, sizeof pr, !pr.barrier);
+            mns_pool_run(pool, probe_share, &pr, sizeof pr, !pr.barrier);
             for (int w = 0; w < T; w++)
                 MT_CHECK(atomic_load(&pr.runs[w]) == 1, "pool T=%d job %d: share %d ran %d times",
                          T, job, w, atomic_load(&pr.runs[w]));
@@ -488,7 +488,7 @@ static void test_pool(void)
             took += atomic_load(&pr.took_over);
         }
         printf("pool T=%d: %d shares taken over by the caller in 400 jobs\n", T, took);
-        mns_mpart_pool_free(pool);
+        mns_pool_free(pool);
     }
 }
 

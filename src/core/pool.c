@@ -1,6 +1,6 @@
 /* The thread pool of the mpart backends (see pool.h). */
 #include "core/alloc.h"
-#include "mpart/pool.h"
+#include "core/pool.h"
 
 #include <sched.h>
 #include <stdalign.h>
@@ -16,8 +16,8 @@
  * 50-100 us (100k-200k ticks), and with a spin shorter than one call plus
  * that wake-up a chain settles into waking the worker for every call (seen:
  * 148k ticks per 8192-bit product whose halves take 18k each). A slow wake-up
- * no longer stalls the caller (it takes the worker's share, see
- * mns_mpart_pool_run), but only an awake worker gives the speed-up. */
+ * does not stall the caller (it takes the worker's share, see
+ * mns_pool_run), but only an awake worker gives the speed-up. */
 #define POOL_SPIN_TICKS 2000000u
 /* Waits inside a call pause-spin this long before yielding the core. */
 #define POOL_YIELD_TICKS 20000u
@@ -30,15 +30,15 @@ typedef struct {
 /* gen, fn and arg share a cache line (the one a spinning worker watches, so
  * one transfer brings the whole job); sleepers has a line of its own, read by
  * the caller on every call while the workers spin on gen. */
-struct mns_mpart_pool {
+struct mns_pool {
     int T;
     pthread_t *threads;
     pool_slot *slots;
     alignas(64) _Atomic uint64_t gen;
-    mns_mpart_job_fn fn;
+    mns_pool_job_fn fn;
     void *arg;
     _Atomic int stop;
-    alignas(8) unsigned char inline_arg[MNS_MPART_POOL_INLINE];
+    alignas(8) unsigned char inline_arg[MNS_POOL_INLINE];
     alignas(64) _Atomic int sleepers;
     alignas(64) _Atomic unsigned bar_count;
     _Atomic uint64_t bar_gen;
@@ -47,7 +47,7 @@ struct mns_mpart_pool {
 };
 
 typedef struct {
-    mns_mpart_pool *pool;
+    mns_pool *pool;
     int w;
 } pool_start;
 
@@ -73,7 +73,7 @@ static void *worker_main(void *p)
 {
     pool_start st = *(pool_start *)p;
     free(p);
-    mns_mpart_pool *pool = st.pool;
+    mns_pool *pool = st.pool;
     uint64_t seen = 0;
     for (;;) {
         uint64_t g, t0 = __rdtsc();
@@ -104,7 +104,7 @@ static void *worker_main(void *p)
     return NULL;
 }
 
-static void wake(mns_mpart_pool *pool)
+static void wake(mns_pool *pool)
 {
     if (atomic_load(&pool->sleepers) > 0) {
         pthread_mutex_lock(&pool->m);
@@ -113,11 +113,11 @@ static void wake(mns_mpart_pool *pool)
     }
 }
 
-mns_mpart_pool *mns_mpart_pool_new(int T)
+mns_pool *mns_pool_new(int T)
 {
     if (T < 2)
         return NULL;
-    mns_mpart_pool *pool = mns_alloc64(sizeof *pool);
+    mns_pool *pool = mns_alloc64(sizeof *pool);
     if (!pool)
         return NULL;
     pool->T = T;
@@ -157,13 +157,13 @@ mns_mpart_pool *mns_mpart_pool_new(int T)
     }
     if (made < T) {
         pool->T = made; /* join those that started */
-        mns_mpart_pool_free(pool);
+        mns_pool_free(pool);
         return NULL;
     }
     return pool;
 }
 
-void mns_mpart_pool_free(mns_mpart_pool *pool)
+void mns_pool_free(mns_pool *pool)
 {
     if (!pool)
         return;
@@ -181,14 +181,14 @@ void mns_mpart_pool_free(mns_mpart_pool *pool)
     free(pool);
 }
 
-int mns_mpart_pool_size(const mns_mpart_pool *pool) { return pool ? pool->T : 1; }
+int mns_pool_size(const mns_pool *pool) { return pool ? pool->T : 1; }
 
-void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, size_t size,
+void mns_pool_run(mns_pool *pool, mns_pool_job_fn fn, void *arg, size_t size,
                         int independent)
 {
     pool->fn = fn;
     pool->arg = arg;
-    if (size <= MNS_MPART_POOL_INLINE) {
+    if (size <= MNS_POOL_INLINE) {
         memcpy(pool->inline_arg, arg, size);
         pool->arg = pool->inline_arg;
     }
@@ -227,7 +227,7 @@ void mns_mpart_pool_run(mns_mpart_pool *pool, mns_mpart_job_fn fn, void *arg, si
     }
 }
 
-void mns_mpart_pool_barrier(mns_mpart_pool *pool)
+void mns_pool_barrier(mns_pool *pool)
 {
     /* every share runs on its own worker in a job with a barrier (the
      * caller never takes a share of such a job), so T threads arrive */
