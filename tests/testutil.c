@@ -128,6 +128,26 @@ void mt_modulus(mpz_t p, size_t bits, mt_mod_kind kind)
     mpz_clear(t);
 }
 
+void mt_mpz_from_digits52(mpz_t r, const uint64_t *d, size_t m)
+{
+    mpz_set_ui(r, 0);
+    for (size_t j = m; j-- > 0;) {
+        mpz_mul_2exp(r, r, 52);
+        mpz_add_ui(r, r, d[j]);
+    }
+}
+
+void mt_digits52_from_mpz(uint64_t *d, size_t m, const mpz_t a)
+{
+    mpz_t t;
+    mpz_init_set(t, a);
+    for (size_t j = 0; j < m; j++) {
+        d[j] = mpz_getlimbn(t, 0) & (((uint64_t)1 << 52) - 1);
+        mpz_fdiv_q_2exp(t, t, 52);
+    }
+    mpz_clear(t);
+}
+
 void mt_operand(mpz_t a, const mpz_t p, mt_op_kind kind)
 {
     size_t bits = mpz_sizeinbase(p, 2);

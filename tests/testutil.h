@@ -71,6 +71,11 @@ void mt_operand(mpz_t a, const mpz_t p, mt_op_kind kind);
 /* A random operand kind, weighted towards MT_OP_RANDOM. */
 mt_op_kind mt_op_pick(void);
 
+/* Radix-2^52 digits (the mont52 and batch kernels' words): r <- the value of
+ * d[0..m), d[0] lowest; d[0..m) <- the low 52 m bits of a (a >= 0). */
+void mt_mpz_from_digits52(mpz_t r, const uint64_t *d, size_t m);
+void mt_digits52_from_mpz(uint64_t *d, size_t m, const mpz_t a);
+
 /* Conformance check of the backend `spec` on modulus p against GMP:
  * set/get round trip on every operand kind, mul, sqr, add, sub, reduce with
  * aliasing, operands at the delta limit, a chain of `chain` multiplications

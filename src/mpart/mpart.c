@@ -545,6 +545,102 @@ static const mns_field_ops mpart_ops = {
 
 /* ---- creation ----------------------------------------------------------------- */
 
+/* The words of p, mu = -p^-1 mod beta^h, one = beta^h mod p, its square
+ * r2 and its inverse rinv, and the unit; 0 when memory runs out. */
+static int set_constants(mns_mpart_ctx *c, const mpz_t p)
+{
+    const size_t n = c->n;
+    c->p = calloc(n, sizeof(uint64_t));
+    c->mu = calloc(c->h, sizeof(uint64_t));
+    c->one = calloc(n, sizeof(uint64_t));
+    c->r2 = calloc(n, sizeof(uint64_t));
+    c->unit = calloc(n, sizeof(uint64_t));
+    if (!c->p || !c->mu || !c->one || !c->r2 || !c->unit)
+        return 0;
+    c->unit[0] = 1;
+    mns_words_from_mpz(c->p, n, p);
+    mpz_t t, bb;
+    mpz_inits(t, bb, NULL);
+    mpz_setbit(bb, 64 * c->h);
+    mpz_invert(t, p, bb);
+    mpz_sub(t, bb, t);
+    mns_words_from_mpz(c->mu, c->h, t);
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * c->h);
+    mpz_mod(t, t, p);
+    mns_words_from_mpz(c->one, n, t);
+    mpz_invert(c->rinv, t, p);
+    mpz_mul(t, t, t);
+    mpz_mod(t, t, p);
+    mns_words_from_mpz(c->r2, n, t);
+    mpz_clears(t, bb, NULL);
+    return 1;
+}
+
+/* The schemes of the product and the square, and the sizes every call
+ * shares: tmax, the folded width F, the ring size K, the task scratch. */
+static int build_schemes(mns_mpart_ctx *c)
+{
+    if (!mns_mpart_scheme_build(&c->mul, c, 0))
+        return 0;
+    if (c->ka == c->kb) {
+        c->sqr_is_mul = 0;
+        if (!mns_mpart_scheme_build(&c->sqr, c, 1))
+            return 0;
+    }
+    c->tmax = c->mul.tmax;
+    c->F = c->mul.fwords;
+    size_t qmax = c->mul.qlo_words > c->mul.qhi_words ? c->mul.qlo_words : c->mul.qhi_words;
+    c->task_scratch = c->mul.scratch;
+    if (!c->sqr_is_mul) {
+        if (c->sqr.tmax > c->tmax)
+            c->tmax = c->sqr.tmax;
+        if (c->sqr.fwords > c->F)
+            c->F = c->sqr.fwords;
+        if (c->sqr.qlo_words > qmax)
+            qmax = c->sqr.qlo_words;
+        if (c->sqr.qhi_words > qmax)
+            qmax = c->sqr.qhi_words;
+        if (c->sqr.scratch > c->task_scratch)
+            c->task_scratch = c->sqr.scratch;
+    }
+    if (c->F < c->n + 1)
+        c->F = c->n + 1;
+    /* the ring: R < beta^(K-1) (mns_mpart_ring_finish), and a size GMP's
+     * wrap-around product likes */
+    c->fast_lo = mns_mpart_have_mullo() && mns_cpu_features() != 0;
+    c->fast_bnm1 = mns_mpart_have_bnm1() && mns_cpu_features() != 0;
+    c->K = mns_mpart_bnm1_size(c->F + 1, c->fast_bnm1);
+    size_t qp = qmax + c->K + mns_mpart_bnm1_scratch(c->K);
+    if (qp > c->task_scratch)
+        c->task_scratch = qp;
+    return 1;
+}
+
+/* nu = floor(beta^(n + tmax) / p) (its top t + 1 words are nu_t), the fold
+ * and the schedules; 0 when memory runs out. */
+static int build_reduction(mns_mpart_ctx *c, const mpz_t p)
+{
+    c->nu = calloc(c->tmax + 1, sizeof(uint64_t));
+    if (!c->nu)
+        return 0;
+    mpz_t t;
+    mpz_init_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 64 * (c->n + c->tmax));
+    mpz_fdiv_q(t, t, p);
+    mns_words_from_mpz(c->nu, c->tmax + 1, t);
+    mpz_clear(t);
+    if (!mns_mpart_fold_init(&c->fold, p, c->F))
+        return 0;
+    if (!mns_mpart_plan_build(&c->mul.seq_plan, &c->mul, c, 1) ||
+        !mns_mpart_plan_build(&c->mul.pool_plan, &c->mul, c, c->T))
+        return 0;
+    if (!c->sqr_is_mul && (!mns_mpart_plan_build(&c->sqr.seq_plan, &c->sqr, c, 1) ||
+                           !mns_mpart_plan_build(&c->sqr.pool_plan, &c->sqr, c, c->T)))
+        return 0;
+    return exec_init(&c->pexec, c, c->T);
+}
+
 static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char *name,
                                 long ka, long kb, long T, int plan_pref)
 {
@@ -555,7 +651,6 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     mpz_inits(c->pz, c->rinv, NULL);
     pthread_mutex_init(&c->busy, NULL);
     c->sqr_is_mul = 1;
-    mns_status st = MNS_ENOMEM;
     const size_t n = mpz_size(p);
     c->n = n;
     c->h = (n + 1) / 2;
@@ -572,94 +667,14 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
     c->kb = (n + c->cb - 1) / c->cb;
     c->T = (int)T;
     mpz_set(c->pz, p);
-
-    mpz_t t, bb;
-    mpz_inits(t, bb, NULL);
-    c->p = calloc(n, sizeof(uint64_t));
-    c->mu = calloc(c->h, sizeof(uint64_t));
-    c->one = calloc(n, sizeof(uint64_t));
-    c->r2 = calloc(n, sizeof(uint64_t));
-    c->unit = calloc(n, sizeof(uint64_t));
-    if (!c->p || !c->mu || !c->one || !c->r2 || !c->unit)
-        goto fail;
-    c->unit[0] = 1;
-    mns_words_from_mpz(c->p, n, p);
-    /* mu = -p^-1 mod beta^h */
-    mpz_setbit(bb, 64 * c->h);
-    mpz_invert(t, p, bb);
-    mpz_sub(t, bb, t);
-    mns_words_from_mpz(c->mu, c->h, t);
-    /* one = beta^h mod p, rinv = beta^-h mod p */
-    mpz_set_ui(t, 1);
-    mpz_mul_2exp(t, t, 64 * c->h);
-    mpz_mod(t, t, p);
-    mns_words_from_mpz(c->one, n, t);
-    mpz_invert(c->rinv, t, p);
-    mpz_mul(t, t, t);
-    mpz_mod(t, t, p);
-    mns_words_from_mpz(c->r2, n, t);
-
-    if (!mns_mpart_scheme_build(&c->mul, c, 0))
-        goto fail;
-    if (c->ka == c->kb) {
-        c->sqr_is_mul = 0;
-        if (!mns_mpart_scheme_build(&c->sqr, c, 1))
-            goto fail;
+    if (!set_constants(c, p) || !build_schemes(c) || !build_reduction(c, p)) {
+        mp_destroy(c);
+        return mns_error(MNS_ENOMEM, "%s: out of memory", name);
     }
-    c->tmax = c->mul.tmax;
-    c->F = c->mul.fwords;
-    if (!c->sqr_is_mul) {
-        if (c->sqr.tmax > c->tmax)
-            c->tmax = c->sqr.tmax;
-        if (c->sqr.fwords > c->F)
-            c->F = c->sqr.fwords;
-    }
-    if (c->F < n + 1)
-        c->F = n + 1;
-    /* the ring: R < beta^(K-1) (mns_mpart_ring_finish), and a size GMP's
-     * wrap-around product likes */
-    c->fast_lo = mns_mpart_have_mullo() && mns_cpu_features() != 0;
-    c->fast_bnm1 = mns_mpart_have_bnm1() && mns_cpu_features() != 0;
-    c->K = mns_mpart_bnm1_size(c->F + 1, c->fast_bnm1);
-    {
-        size_t qmax = c->mul.qlo_words > c->mul.qhi_words ? c->mul.qlo_words : c->mul.qhi_words;
-        c->task_scratch = c->mul.scratch;
-        if (!c->sqr_is_mul) {
-            if (c->sqr.qlo_words > qmax)
-                qmax = c->sqr.qlo_words;
-            if (c->sqr.qhi_words > qmax)
-                qmax = c->sqr.qhi_words;
-            if (c->sqr.scratch > c->task_scratch)
-                c->task_scratch = c->sqr.scratch;
-        }
-        size_t qp = qmax + c->K + mns_mpart_bnm1_scratch(c->K);
-        if (qp > c->task_scratch)
-            c->task_scratch = qp;
-    }
-    /* nu = floor(beta^(n + tmax) / p): its top t + 1 words are nu_t */
-    c->nu = calloc(c->tmax + 1, sizeof(uint64_t));
-    if (!c->nu)
-        goto fail;
-    mpz_set_ui(t, 1);
-    mpz_mul_2exp(t, t, 64 * (n + c->tmax));
-    mpz_fdiv_q(t, t, p);
-    mns_words_from_mpz(c->nu, c->tmax + 1, t);
-    if (!mns_mpart_fold_init(&c->fold, p, c->F))
-        goto fail;
-
-    if (!mns_mpart_plan_build(&c->mul.seq_plan, &c->mul, c, 1) ||
-        !mns_mpart_plan_build(&c->mul.pool_plan, &c->mul, c, c->T))
-        goto fail;
-    if (!c->sqr_is_mul && (!mns_mpart_plan_build(&c->sqr.seq_plan, &c->sqr, c, 1) ||
-                           !mns_mpart_plan_build(&c->sqr.pool_plan, &c->sqr, c, c->T)))
-        goto fail;
-    if (!exec_init(&c->pexec, c, c->T))
-        goto fail;
     if (c->T > 1 && !(c->pool = mns_pool_new(c->T))) {
-        st = mns_error(MNS_ENOMEM, "%s: cannot start %d threads", name, c->T);
-        goto fail_quiet;
+        mp_destroy(c);
+        return mns_error(MNS_ENOMEM, "%s: cannot start %d threads", name, (int)T);
     }
-    mpz_clears(t, bb, NULL);
     out->ctx = c;
     out->ops = &mpart_ops;
     out->limbs = n;
@@ -671,12 +686,6 @@ static mns_status create_common(mns_backend_inst *out, const mpz_t p, const char
              c->T, c->mul.pool_plan.name, c->mul.pool_plan.barrier, n, mpz_sizeinbase(p, 2), c->h,
              c->F, c->K);
     return MNS_OK;
-fail:
-    st = mns_error(MNS_ENOMEM, "%s: out of memory", name);
-fail_quiet:
-    mpz_clears(t, bb, NULL);
-    mp_destroy(c);
-    return st;
 }
 
 static mns_status parse_threads(const mns_opts *opts, const char *name, const mpz_t p, long *T)

@@ -138,15 +138,12 @@ static mns_status bounds(mns_pmns_ctx *c)
     return st;
 }
 
-mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, int kernel)
+/* What the set and the kernel asked for allow: s = 1, n within the
+ * arithmetic's and the scratch's bounds, IFMA only on u52 sets and on a CPU
+ * that has it. *ifma: whether the IFMA kernels serve. */
+static mns_status check_request(const mns_pmns_params *P, int kernel, int *ifma)
 {
-    if (!out)
-        return mns_error(MNS_EINVAL, "pmns: NULL output");
-    *out = NULL;
-    if (!P)
-        return mns_error(MNS_EINVAL, "pmns: NULL parameter set");
-    if (kernel != MNS_PMNS_KERNEL_AUTO && kernel != MNS_PMNS_KERNEL_GENERIC &&
-        kernel != MNS_PMNS_KERNEL_IFMA)
+    if (kernel != MNS_PMNS_KERNEL_AUTO && kernel != MNS_PMNS_KERNEL_GENERIC && kernel != MNS_PMNS_KERNEL_IFMA)
         return mns_error(MNS_EINVAL, "pmns: unknown kernel %d", kernel);
     if (mns_pmns_params_s(P) != 1)
         return mns_error(MNS_ENOTSUP, "pmns: single-precision arithmetic needs s = 1 (set has s = %d)",
@@ -158,7 +155,7 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
         return mns_error(MNS_ENOTSUP, "pmns: n = %d above %d, the largest whose per-call scratch fits the stack bound",
                          n, MNS_PMNS_SCRATCH_N_MAX);
     mns_pmns_word word = mns_pmns_params_word(P);
-    int ifma = 0;
+    *ifma = 0;
     if (kernel == MNS_PMNS_KERNEL_IFMA || (kernel == MNS_PMNS_KERNEL_AUTO && word == MNS_PMNS_WORD_U52)) {
         int have = mns_cpu_has_ifma() && mns_cpu_features() != 0;
         if (kernel == MNS_PMNS_KERNEL_IFMA && word != MNS_PMNS_WORD_U52)
@@ -167,97 +164,125 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
             return mns_error(MNS_ENOTSUP, "pmns: the IFMA kernel needs AVX-512 IFMA (CPU has: %s%s)",
                              mns_cpu_features_string(),
                              mns_cpu_features() == 0 ? "; disabled by MNS_CPU=generic" : "");
-        ifma = have;
+        *ifma = have;
     }
+    return MNS_OK;
+}
 
-    mns_pmns_ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return mns_error(MNS_ENOMEM, "pmns: out of memory");
+/* The additions a caller may make before a product: for u52, t_0 +- t_1
+ * ... +- t_d with j subtractions (each adds Z and takes away at least 0) is
+ * at most (d+1-j)(rho-1) + j zmax <= (rho-1) + d zmax (zmax >= rho-1), so the
+ * largest d with (rho-1) + d zmax <= kmax; for s64 what the closure allows
+ * for free, the largest d with (d+1)(rho-1) <= kmax, at least the set's own
+ * delta. */
+static mns_status free_additions(mns_pmns_ctx *c)
+{
+    if (c->word == MNS_PMNS_WORD_U52) {
+        mns_status st = mns_pmns_make_zsub(c);
+        long d = st == MNS_OK ? (long)((c->kmax - c->rho_m1) / c->zmax) : 0;
+        c->delta = d > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : (int)d;
+        return st;
+    }
+    uint64_t d = c->kmax / c->rho_m1 - 1;
+    if (d < (uint64_t)mns_pmns_params_delta(c->P))
+        d = (uint64_t)mns_pmns_params_delta(c->P);
+    c->delta = d > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : (int)d;
+    return MNS_OK;
+}
+
+/* The conversion constants, computed with the portable kernels: phi2 ~
+ * phi^2, g ~ 2^32 phi, digits[j] = phi2 * g^j * phi^-j ~ 2^(32j) phi^2, one,
+ * and phi^-1 mod p. */
+static mns_status precompute(mns_pmns_ctx *c)
+{
+    const int n = c->n;
+    uint64_t *g = alloc_words((size_t)n);
+    mpz_t t;
+    mpz_init_set_ui(t, 1);
+    mpz_mul_2exp(t, t, 2 * c->phi_log2);
+    mpz_mod(t, t, c->p);
+    mns_status st = g ? represent_words(c, c->phi2, t) : mns_error(MNS_ENOMEM, "pmns: out of memory");
+    if (st == MNS_OK) {
+        mpz_set_ui(t, 1);
+        mpz_mul_2exp(t, t, DIGIT_BITS + c->phi_log2);
+        mpz_mod(t, t, c->p);
+        st = represent_words(c, g, t);
+    }
+    if (st == MNS_OK) {
+        memcpy(c->digits, c->phi2, (size_t)n * 8);
+        for (int j = 1; j < c->ndigits; j++)
+            c->mul(c, c->digits + (size_t)j * n, c->digits + (size_t)(j - 1) * n, g);
+        c->redc(c, c->one, c->phi2);
+    }
+    free(g);
+    mpz_set_ui(t, 1);
+    mpz_mul_2exp(t, t, c->phi_log2);
+    if (st == MNS_OK && !mpz_invert(c->phi_inv, t, c->p))
+        st = mns_error(MNS_EINVAL, "pmns: phi not invertible mod p");
+    mpz_clear(t);
+    return st;
+}
+
+/* The context's fields from the set, its word arrays, and the bounds. */
+static mns_status fill(mns_pmns_ctx *c, const mns_pmns_params *P)
+{
+    const int n = mns_pmns_params_n(P);
     mpz_inits(c->p, c->phi_inv, NULL);
     c->P = P;
     c->n = n;
-    c->word = word;
+    c->word = mns_pmns_params_word(P);
     c->eshape = mns_pmns_params_eshape(P);
     c->lambda = mns_pmns_params_lambda(P);
     c->phi_log2 = mns_pmns_params_phi_log2(P);
     mpz_set(c->p, mns_pmns_params_p(P));
-    size_t bits = mpz_sizeinbase(c->p, 2);
-    c->ndigits = (int)((bits + DIGIT_BITS - 1) / DIGIT_BITS);
+    c->ndigits = (int)((mpz_sizeinbase(c->p, 2) + DIGIT_BITS - 1) / DIGIT_BITS);
     mpz_t t;
     mpz_init(t);
     mpz_sub_ui(t, mns_pmns_params_rho(P), 1);
     c->rho_m1 = mpz_get_ui(t);
-    mns_status st = MNS_OK;
-    if ((c->phi_log2 != 64 && c->phi_log2 != 52) ||
-        (word == MNS_PMNS_WORD_S64 && c->phi_log2 != 64) ||
-        (word == MNS_PMNS_WORD_U52 && c->phi_log2 != 52))
-        st = mns_error(MNS_ENOTSUP, "pmns: phi = 2^%u not served", c->phi_log2);
-
+    mpz_clear(t);
+    if ((c->phi_log2 != 64 && c->phi_log2 != 52) || (c->word == MNS_PMNS_WORD_S64 && c->phi_log2 != 64) ||
+        (c->word == MNS_PMNS_WORD_U52 && c->phi_log2 != 52))
+        return mns_error(MNS_ENOTSUP, "pmns: phi = 2^%u not served", c->phi_log2);
     c->m = alloc_words((size_t)n);
     c->mp = alloc_words((size_t)n);
     c->zsub = alloc_words((size_t)n);
     c->one = alloc_words((size_t)n);
     c->phi2 = alloc_words((size_t)n);
     c->digits = alloc_words((size_t)n * (size_t)c->ndigits);
-    if (st == MNS_OK && (!c->m || !c->mp || !c->zsub || !c->one || !c->phi2 || !c->digits))
-        st = mns_error(MNS_ENOMEM, "pmns: out of memory");
-    if (st == MNS_OK) {
-        for (int i = 0; i < n; i++) {
-            c->m[i] = mns_pmns_params_m_word(P, i);
-            c->mp[i] = mns_pmns_params_mprime_word(P, i);
-        }
-        st = bounds(c);
+    if (!c->m || !c->mp || !c->zsub || !c->one || !c->phi2 || !c->digits)
+        return mns_error(MNS_ENOMEM, "pmns: out of memory");
+    for (int i = 0; i < n; i++) {
+        c->m[i] = mns_pmns_params_m_word(P, i);
+        c->mp[i] = mns_pmns_params_mprime_word(P, i);
     }
-    if (st == MNS_OK) {
-        if (word == MNS_PMNS_WORD_U52) {
-            st = mns_pmns_make_zsub(c);
-            /* t_0 +- t_1 ... +- t_d with j subtractions: each subtraction
-             * adds Z and takes away at least 0, so a coefficient is at most
-             * (d+1-j)(rho-1) + j zmax <= (rho-1) + d zmax (zmax >= rho-1):
-             * the largest d with (rho-1) + d zmax <= kmax */
-            long d = 0;
-            if (st == MNS_OK)
-                d = (long)((c->kmax - c->rho_m1) / c->zmax);
-            c->delta = d > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : (int)d;
-        } else {
-            /* what the closure allows for free: largest d with
-             * (d+1)(rho-1) <= kmax (at least the set's own delta) */
-            uint64_t d = c->kmax / c->rho_m1 - 1;
-            if (d < (uint64_t)mns_pmns_params_delta(P))
-                d = (uint64_t)mns_pmns_params_delta(P);
-            c->delta = d > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : (int)d;
-        }
-    }
+    return bounds(c);
+}
+
+mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, int kernel)
+{
+    if (!out)
+        return mns_error(MNS_EINVAL, "pmns: NULL output");
+    *out = NULL;
+    if (!P)
+        return mns_error(MNS_EINVAL, "pmns: NULL parameter set");
+    int ifma;
+    mns_status st = check_request(P, kernel, &ifma);
+    if (st != MNS_OK)
+        return st;
+    mns_pmns_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return mns_error(MNS_ENOMEM, "pmns: out of memory");
+    st = fill(c, P);
+    if (st == MNS_OK)
+        st = free_additions(c);
     /* the portable kernels serve the precomputation */
     c->mul = mns_pmns_mul_generic;
     c->sqr = mns_pmns_sqr_generic;
     c->redc = mns_pmns_redc_generic;
     c->kernel = "generic";
-    if (st == MNS_OK) {
-        /* phi2 ~ phi^2, g ~ 2^32 phi; digits[j] = phi2 * g^j * phi^-j ~ 2^(32j) phi^2 */
-        uint64_t *g = alloc_words((size_t)n);
-        mpz_set_ui(t, 1);
-        mpz_mul_2exp(t, t, 2 * c->phi_log2);
-        mpz_mod(t, t, c->p);
-        st = g ? represent_words(c, c->phi2, t) : mns_error(MNS_ENOMEM, "pmns: out of memory");
-        if (st == MNS_OK) {
-            mpz_set_ui(t, 1);
-            mpz_mul_2exp(t, t, DIGIT_BITS + c->phi_log2);
-            mpz_mod(t, t, c->p);
-            st = represent_words(c, g, t);
-        }
-        if (st == MNS_OK) {
-            memcpy(c->digits, c->phi2, (size_t)n * 8);
-            for (int j = 1; j < c->ndigits; j++)
-                c->mul(c, c->digits + (size_t)j * n, c->digits + (size_t)(j - 1) * n, g);
-            c->redc(c, c->one, c->phi2);
-        }
-        free(g);
-        mpz_set_ui(t, 1);
-        mpz_mul_2exp(t, t, c->phi_log2);
-        if (st == MNS_OK && !mpz_invert(c->phi_inv, t, c->p))
-            st = mns_error(MNS_EINVAL, "pmns: phi not invertible mod p");
-    }
+    if (st == MNS_OK)
+        st = precompute(c);
     if (st == MNS_OK && ifma) {
         st = mns_pmns_ifma_prepare(c);
         if (st == MNS_OK) {
@@ -268,12 +293,10 @@ mns_status mns_pmns_ctx_new_var(mns_pmns_ctx **out, const mns_pmns_params *P, in
             mns_pmns_ifma_pick_small(c);
         }
     }
-    mpz_clear(t);
-    if (st == MNS_OK &&
-        !(c->gw_pow = mns_pmns_gw_powers(c->p, mns_pmns_params_gamma(c->P), c->n)))
+    if (st == MNS_OK && !(c->gw_pow = mns_pmns_gw_powers(c->p, mns_pmns_params_gamma(c->P), c->n)))
         st = mns_error(MNS_ENOMEM, "pmns: out of memory");
     if (st == MNS_OK)
-        st = mns_scratch_check("pmns", mns_pmns_gw_scratch((size_t)n, mpz_size(c->p), 1, n));
+        st = mns_scratch_check("pmns", mns_pmns_gw_scratch((size_t)c->n, mpz_size(c->p), 1, c->n));
     if (st != MNS_OK) {
         mns_pmns_ctx_free(c);
         return st;

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "pmns_mp/ifma_fused.h"
+#include "pmns_mp/ifma_fused_reg.h"
+#include "pmns_mp/ifma_fused_split.h"
 
 /* ---- unsplit ---------------------------------------------------------------- */
 

@@ -9,7 +9,8 @@
  * s <= 4), the multiplication at n < 6 and with the register kernel at s = 2
  * (see mns_pmns_mp_ifma_x2_prepare); other shapes make two calls. */
 #include "mns_pmns_mp.h"
-#include "pmns_mp/ifma_fused.h"
+#include "pmns_mp/ifma_fused_reg.h"
+#include "pmns_mp/ifma_fused_split.h"
 
 #define X2_NVMAX 4
 

@@ -24,26 +24,6 @@
 
 #define L MNS_MB52_LANES
 
-static void mpz_of_digits(mpz_t r, const uint64_t *d, size_t m)
-{
-    mpz_set_ui(r, 0);
-    for (size_t j = m; j-- > 0;) {
-        mpz_mul_2exp(r, r, 52);
-        mpz_add_ui(r, r, d[j]);
-    }
-}
-
-static void digits_of_mpz(uint64_t *d, size_t m, const mpz_t a)
-{
-    mpz_t t;
-    mpz_init_set(t, a);
-    for (size_t j = 0; j < m; j++) {
-        d[j] = mpz_getlimbn(t, 0) & MNS_MB52_MASK;
-        mpz_fdiv_q_2exp(t, t, 52);
-    }
-    mpz_clear(t);
-}
-
 /* a tight lane value of shape k: [0, 2p) */
 static void lane_value(mpz_t a, const mpz_t p, unsigned k)
 {
@@ -72,11 +52,11 @@ static void check_lanes(const mns_mb52_ctx *c, const mpz_t p, const uint64_t *r,
         mns_mb52_lane_get(c, d, r, l);
         for (size_t j = 0; j < c->m; j++)
             digits_ok &= d[j] <= MNS_MB52_MASK;
-        mpz_of_digits(z, d, c->m);
+        mt_mpz_from_digits52(z, d, c->m);
         mns_mb52_lane_get(c, d, a, l);
-        mpz_of_digits(x, d, c->m);
+        mt_mpz_from_digits52(x, d, c->m);
         mns_mb52_lane_get(c, d, b, l);
-        mpz_of_digits(y, d, c->m);
+        mt_mpz_from_digits52(y, d, c->m);
         mpz_mul(x, x, y);
         mpz_mul(x, x, Rinv);
         mpz_sub(y, z, x);
@@ -115,11 +95,11 @@ static void kernel_round(const mns_mb52_ctx *g, const mns_mb52_ctx *v, mns_field
     mpz_init(x);
     for (unsigned l = 0; l < L; l++) {
         lane_value(x, p, round + l);
-        digits_of_mpz(d, g->m, x);
+        mt_digits52_from_mpz(d, g->m, x);
         mns_mb52_lane_put(g, a, l, d);
         /* round 3: every lane of b equal */
         lane_value(x, p, round == 3 ? 5 : round * 3 + l + 2);
-        digits_of_mpz(d, g->m, x);
+        mt_digits52_from_mpz(d, g->m, x);
         mns_mb52_lane_put(g, b, l, d);
     }
     g->mul(g, r, a, b);

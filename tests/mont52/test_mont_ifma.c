@@ -25,26 +25,6 @@ static const mns_amm52_ctx *ctx_of(const mns_field *f)
     return mns_field_backend_ctx(f);
 }
 
-static void mpz_of(mpz_t r, const uint64_t *d, size_t m)
-{
-    mpz_set_ui(r, 0);
-    for (size_t j = m; j-- > 0;) {
-        mpz_mul_2exp(r, r, 52);
-        mpz_add_ui(r, r, d[j]);
-    }
-}
-
-static void digits_of(uint64_t *d, size_t L, const mpz_t a)
-{
-    mpz_t t;
-    mpz_init_set(t, a);
-    for (size_t j = 0; j < L; j++) {
-        d[j] = mpz_getlimbn(t, 0) & MNS_AMM52_MASK;
-        mpz_fdiv_q_2exp(t, t, 52);
-    }
-    mpz_clear(t);
-}
-
 /* a tight operand of shape k: values in [0, 2p) */
 static void operand(mpz_t a, const mpz_t p, unsigned k)
 {
@@ -80,7 +60,7 @@ static void expect_amm(const mns_amm52_ctx *c, const mpz_t p, const uint64_t *r,
     int digits_ok = 1;
     for (size_t j = 0; j < 8 * c->nv; j++)
         digits_ok &= j < c->m ? r[j] <= MNS_AMM52_MASK : r[j] == 0;
-    mpz_of(v, r, c->m);
+    mt_mpz_from_digits52(v, r, c->m);
     mpz_mul_2exp(w, p, 1);
     MT_CHECK(digits_ok && mpz_cmp(v, w) < 0, "%s: result not tight (%zu bits)", what,
              mpz_sizeinbase(p, 2));
@@ -111,8 +91,8 @@ static void bounds(size_t bits)
     for (unsigned i = 0; i < mt_scaled(64); i++) {
         operand(a, p, i);
         operand(b, p, i / 8 + 3 * i);
-        digits_of(A, L, a);
-        digits_of(B, L, b);
+        mt_digits52_from_mpz(A, L, a);
+        mt_digits52_from_mpz(B, L, b);
         cg->mul(cg, R, A, B);
         expect_amm(cg, p, R, a, b, "generic a b");
         if (ci) {
@@ -161,13 +141,13 @@ static void x2_pair(const char *spec, size_t bits0, size_t bits1)
              *R1 = w + 5 * L, *S0 = w + 6 * L, *S1 = w + 7 * L;
     for (unsigned i = 0; i < mt_scaled(24); i++) {
         operand(a, p0, i);
-        digits_of(A0, L, a);
+        mt_digits52_from_mpz(A0, L, a);
         operand(a, p0, 5 + i);
-        digits_of(B0, L, a);
+        mt_digits52_from_mpz(B0, L, a);
         operand(a, bits1 ? p1 : p0, 3 * i + 1);
-        digits_of(A1, L, a);
+        mt_digits52_from_mpz(A1, L, a);
         operand(a, bits1 ? p1 : p0, 7 + i);
-        digits_of(B1, L, a);
+        mt_digits52_from_mpz(B1, L, a);
         mns_field_mul_x2(f0, R0, A0, B0, g1, R1, A1, B1);
         c0->mul(c0, S0, A0, B0);
         d1->mul(d1, S1, A1, B1);

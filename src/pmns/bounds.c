@@ -1,12 +1,8 @@
 /* Polynomial arithmetic mod E and the bounds of include/mns_pmns.h, with GMP
  * only, so that reading and checking a parameter set never needs FLINT. */
-#include "gen/gen.h"
+#include "pmns/params.h"
 
 #include <stdlib.h>
-
-#include "core/clock.h"
-
-double mns_gen_now(void) { return mns_now_ns() * 1e-9; }
 
 /* Folds c[0..2n-2] into c[0..n-1] mod E. For X^n - X - 1 the fold runs from
  * the top, since X^k = X^(k-n+1) + X^(k-n) may land again at degree >= n. */

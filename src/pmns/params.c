@@ -1,6 +1,6 @@
 /* Parameter sets: allocation, accessors, the checks every set passes before
  * it leaves the library, and conversion into the PMNS. GMP only. */
-#include "gen/gen.h"
+#include "pmns/params.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,23 +8,6 @@
 #include <string.h>
 
 #include "core/error.h"
-
-void mns_pmns_gen_opts_init(mns_pmns_gen_opts *o)
-{
-    if (!o)
-        return;
-    memset(o, 0, sizeof *o);
-    o->word = MNS_PMNS_WORD_S64;
-    o->s = 1;
-    o->s_max = 6;
-    o->delta = 0;
-    o->n = 0;
-    o->n_max = 0;
-    o->eshape = MNS_PMNS_E_BINOMIAL;
-    o->lambda_max = 16;
-    o->toeplitz_adds = 0;
-    o->gamma_tries = 1;
-}
 
 mns_pmns_params *mns_pmns_params_alloc(int n)
 {
@@ -205,194 +188,6 @@ mns_status mns_pmns_finish(mns_pmns_params *P)
     return MNS_OK;
 }
 
-mns_status mns_pmns_check(const mns_pmns_params *P) { return mns_pmns_check_opt(P, 0); }
-
-/* Every check of include/mns_pmns.h, recomputed from the primary fields. */
-mns_status mns_pmns_check_opt(const mns_pmns_params *P, int skip_prime)
-{
-    int n = P->n;
-    mns_status st = MNS_ERANGE;
-    const char *why = NULL;
-    mpz_t t, u;
-    mpz_t *prod = NULL;
-    mpz_inits(t, u, NULL);
-
-    if (mpz_cmp_ui(P->p, 3) < 0 || mpz_even_p(P->p) || mpz_sizeinbase(P->p, 2) > MNS_PMNS_P_BITS_MAX) {
-        why = "p must be odd, >= 3 and at most MNS_PMNS_P_BITS_MAX bits";
-        goto out;
-    }
-    if (!skip_prime && mpz_probab_prime_p(P->p, 25) == 0) {
-        why = MNS_MSG_NOT_PRIME;
-        goto out;
-    }
-    if (P->word != MNS_PMNS_WORD_S64 && P->word != MNS_PMNS_WORD_U52) {
-        why = "unknown word kind";
-        goto out;
-    }
-    if (n < 2 || n > MNS_PMNS_N_MAX || P->s < 1 || P->s > MNS_PMNS_S_MAX || P->delta < 0 ||
-        P->delta > MNS_PMNS_DELTA_MAX) {
-        why = "n, s or delta out of range";
-        goto out;
-    }
-    unsigned sigma = mns_pmns_sigma_log2(P->word);
-    if (P->eshape == MNS_PMNS_E_BINOMIAL) {
-        if (P->lambda == 0 || P->lambda > (1L << 20) || P->lambda < -(1L << 20)) {
-            why = "lambda is 0 or above 2^20 in absolute value";
-            goto out;
-        }
-        if (!mns_binomial_irreducible(n, P->lambda)) {
-            why = "X^n - lambda is reducible over Z";
-            goto out;
-        }
-        if (P->word == MNS_PMNS_WORD_U52 && P->lambda < 0) {
-            why = "unsigned coefficients need lambda > 0";
-            goto out;
-        }
-    } else if (P->eshape == MNS_PMNS_E_TRINOMIAL) {
-        if (P->lambda != 0) {
-            why = "lambda must be 0 with X^n - X - 1";
-            goto out;
-        }
-    } else {
-        why = "unknown shape of E";
-        goto out;
-    }
-    unsigned k = P->chunk_bits;
-    if (k == 0 || P->phi_log2 != (unsigned)P->s * k) {
-        why = "phi_log2 is not s times the chunk size";
-        goto out;
-    }
-    if (P->s == 1 && P->phi_log2 != sigma) {
-        why = "s = 1 needs phi = sigma (2^64 for s64, 2^52 for u52)";
-        goto out;
-    }
-    if (P->lambda_carried &&
-        (P->word != MNS_PMNS_WORD_U52 || P->s < 2 || P->eshape != MNS_PMNS_E_BINOMIAL)) {
-        why = "a lambda-carried set is U52, s > 1, X^n - lambda";
-        goto out;
-    }
-    if (P->s > 1) {
-        /* (B3) eq. (7): t lambda_eff 2^k < sigma (lambda_eff = 1 when the
-         * kernel carries lambda a into digits) */
-        if (P->toeplitz_adds < 1 || P->toeplitz_adds > n || k >= sigma) {
-            why = "toeplitz_adds must be in [1, n] and the chunk smaller than a word";
-            goto out;
-        }
-        mpz_set_ui(t, (unsigned long)P->toeplitz_adds);
-        if (!P->lambda_carried)
-            mpz_mul_ui(t, t, mns_pmns_lambda_eff(P->eshape, P->lambda));
-        mpz_mul_2exp(t, t, k);
-        if (mpz_sizeinbase(t, 2) > sigma) {
-            why = "eq. (7) fails: toeplitz_adds * lambda * 2^k >= sigma";
-            goto out;
-        }
-    } else if (P->toeplitz_adds < 1 || P->toeplitz_adds > n) {
-        why = "toeplitz_adds must be in [1, n]";
-        goto out;
-    }
-    /* (B4) */
-    if (mpz_sgn(P->gamma) <= 0 || mpz_cmp(P->gamma, P->p) >= 0) {
-        why = "gamma outside [1, p-1]";
-        goto out;
-    }
-    if (P->eshape == MNS_PMNS_E_BINOMIAL) {
-        mpz_powm_ui(t, P->gamma, (unsigned long)n, P->p);
-        mpz_set_si(u, P->lambda);
-        mpz_mod(u, u, P->p);
-    } else {
-        mpz_powm_ui(t, P->gamma, (unsigned long)n, P->p);
-        mpz_add_ui(u, P->gamma, 1);
-        mpz_mod(u, u, P->p);
-    }
-    if (mpz_cmp(t, u) != 0) {
-        why = "E(gamma) != 0 mod p";
-        goto out;
-    }
-    int nonzero = 0;
-    for (int i = 0; i < n; i++)
-        nonzero |= mpz_sgn(P->m[i]) != 0;
-    if (!nonzero) {
-        why = "M = 0";
-        goto out;
-    }
-    mns_poly_eval(t, P->m, n, P->gamma, P->p);
-    if (mpz_sgn(t) != 0) {
-        why = "M(gamma) != 0 mod p";
-        goto out;
-    }
-    /* w and N, recomputed */
-    if (P->w != mns_pmns_w(n, P->eshape, P->lambda)) {
-        why = "w inconsistent with E";
-        goto out;
-    }
-    int nonneg = 0;
-    mns_poly_norm1(t, &nonneg, P->m, n, P->eshape, P->lambda);
-    if (mpz_cmp(t, P->norm1) != 0) {
-        why = "norm1 inconsistent with M";
-        goto out;
-    }
-    if (P->word == MNS_PMNS_WORD_U52 && !nonneg) {
-        why = "unsigned coefficients need M and its reduction matrix >= 0";
-        goto out;
-    }
-    /* (B5) M' in [0, phi), M M' = -1 mod (E, phi) */
-    for (int i = 0; i < n; i++) {
-        if (mpz_sgn(P->mprime[i]) < 0 || mpz_sizeinbase(P->mprime[i], 2) > P->phi_log2) {
-            why = "M' coefficient outside [0, phi)";
-            goto out;
-        }
-    }
-    prod = malloc(sizeof(mpz_t) * (size_t)n);
-    if (!prod) {
-        st = MNS_ENOMEM;
-        why = "out of memory";
-        goto out;
-    }
-    for (int i = 0; i < n; i++)
-        mpz_init(prod[i]);
-    mns_poly_mulmod(prod, P->m, P->mprime, n, P->eshape, P->lambda);
-    for (int i = 0; i < n; i++) {
-        mpz_fdiv_r_2exp(t, prod[i], P->phi_log2);
-        if (i == 0) {
-            mpz_add_ui(t, t, 1);
-            mpz_fdiv_r_2exp(t, t, P->phi_log2);
-        }
-        if (mpz_sgn(t) != 0) {
-            why = "M * M' != -1 mod (E, phi)";
-            goto out;
-        }
-    }
-    /* (B1), (B2), closure, (B6) */
-    if (!mns_pmns_rho_ok(P->rho, P->norm1, P->w, P->delta, P->word, P->s, k)) {
-        why = "rho fails (B1) phi > 2 w rho (delta+1)^2, (B2) rho vs ||M||_1, or the Montgomery closure";
-        goto out;
-    }
-    mpz_sub_ui(t, P->p, 1);
-    if (mpz_cmp(P->rho, t) > 0) {
-        why = "rho > p - 1 (Definition 1): p too small for this PMNS";
-        goto out;
-    }
-    if (P->s == 1) {
-        /* implied by (B1)-(B2); checked because the word accessors rely on it */
-        for (int i = 0; i < n; i++)
-            if (mpz_sizeinbase(P->m[i], 2) >= (P->word == MNS_PMNS_WORD_U52 ? 52u : 63u)) {
-                why = "an M coefficient does not fit a word";
-                goto out;
-            }
-    }
-    st = MNS_OK;
-out:
-    if (prod) {
-        for (int i = 0; i < n; i++)
-            mpz_clear(prod[i]);
-        free(prod);
-    }
-    mpz_clears(t, u, NULL);
-    if (st != MNS_OK)
-        return mns_error(st, "pmns check: %s", why ? why : "failed");
-    return MNS_OK;
-}
-
 mns_status mns_pmns_verify_var(const mns_pmns_params *P)
 {
     if (!P)
@@ -452,24 +247,4 @@ mns_status mns_pmns_represent_var(const mns_pmns_params *P, mpz_t *c, const mpz_
     if (st != MNS_OK)
         return mns_error(st, "pmns_represent: internal bound violated (parameter set corrupted?)");
     return MNS_OK;
-}
-
-mns_status mns_pmns_generate_var(mns_pmns_params **out, const mpz_t p, const mns_pmns_gen_opts *opts)
-{
-    if (!out)
-        return mns_error(MNS_EINVAL, "pmns_generate: NULL output");
-    *out = NULL;
-    if (!p)
-        return mns_error(MNS_EINVAL, "pmns_generate: NULL p");
-#ifdef MNS_HAVE_FLINT
-    mns_pmns_gen_opts def;
-    if (!opts) {
-        mns_pmns_gen_opts_init(&def);
-        opts = &def;
-    }
-    return mns_pmns_generate_flint(out, p, opts);
-#else
-    (void)opts;
-    return mns_error(MNS_ENOTSUP, "pmns_generate: mns was built without FLINT (needed for LLL)");
-#endif
 }

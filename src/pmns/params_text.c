@@ -4,7 +4,7 @@
  * canonical decimals of bounded length, and the set is re-verified from
  * scratch (mns_pmns_finish) before it is returned. Any failure is MNS_EPARSE
  * naming the line. It never reads past len and never needs a NUL. */
-#include "gen/gen.h"
+#include "pmns/params.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -347,6 +347,145 @@ static mns_status line_vec(rd *r, const char *key, mpz_t *v, int n, int allow_ne
 
 static int line_is(const rd *r, const char *s) { return r->ll == strlen(s) && memcmp(r->l, s, r->ll) == 0; }
 
+/* The lines before the set: "# regenerate: <how>", comments, "mns-pmns 1". */
+static mns_status read_preamble(rd *r)
+{
+    if (!next_line(r))
+        return mns_error(MNS_EPARSE, "pmns params: line 1: empty");
+    if (r->ll <= 14 || memcmp(r->l, "# regenerate: ", 14) != 0)
+        return perr(r, "the first line must be \"# regenerate: <how>\"");
+    for (;;) {
+        if (!next_line(r))
+            return perr(r, "truncated before \"mns-pmns 1\"");
+        if (r->ll >= 1 && r->l[0] == '#')
+            continue;
+        if (line_is(r, "mns-pmns 1"))
+            return MNS_OK;
+        if (r->ll >= 9 && memcmp(r->l, "mns-pmns ", 9) == 0)
+            return perr(r, "unsupported format version (this reader knows 1)");
+        return perr(r, "expected \"mns-pmns 1\"");
+    }
+}
+
+/* The scalar lines of a set, as read; the checks of mns_pmns_finish come
+ * after, on the whole set. */
+typedef struct scalars {
+    mpz_t p, gamma, rho, norm1;
+    long word, s, n, delta, lambda, phi_log2, tadds, carried, w;
+    mns_pmns_eshape eshape;
+    int line_phi, line_w, line_norm;
+} scalars;
+
+static mns_status read_word(rd *r, long *word)
+{
+    if (!next_line(r))
+        return perr(r, "truncated");
+    if (line_is(r, "word s64"))
+        *word = MNS_PMNS_WORD_S64;
+    else if (line_is(r, "word u52"))
+        *word = MNS_PMNS_WORD_U52;
+    else
+        return perr(r, "expected \"word s64\" or \"word u52\"");
+    return MNS_OK;
+}
+
+static mns_status read_eshape(rd *r, scalars *v)
+{
+    const char *rest;
+    size_t rl;
+    if (!next_line(r))
+        return perr(r, "truncated");
+    if (line_is(r, "E X^n-X-1")) {
+        v->eshape = MNS_PMNS_E_TRINOMIAL;
+        return MNS_OK;
+    }
+    if (!key_is(r, "E X^n-lambda", &rest, &rl))
+        return perr(r, "expected \"E X^n-lambda <lambda>\" or \"E X^n-X-1\"");
+    if (!parse_small(&v->lambda, rest, rl, -(1L << 20), 1L << 20) || v->lambda == 0)
+        return perr(r, "lambda: not a canonical nonzero integer in [-2^20, 2^20]");
+    v->eshape = MNS_PMNS_E_BINOMIAL;
+    return MNS_OK;
+}
+
+/* The optional "lambda_carried 1" line. */
+static mns_status read_carried(rd *r, long *carried)
+{
+    const rd before = *r;
+    int present = next_line(r) && r->ll >= 15 && memcmp(r->l, "lambda_carried ", 15) == 0;
+    *r = before;
+    return present ? line_small(r, "lambda_carried", carried, 1, 1) : MNS_OK;
+}
+
+static mns_status read_scalars(rd *r, scalars *v)
+{
+    mns_status st;
+    if ((st = line_big(r, "p", v->p, 0)) != MNS_OK)
+        return st;
+    if (mpz_sizeinbase(v->p, 2) > MNS_PMNS_P_BITS_MAX || mpz_cmp_ui(v->p, 3) < 0)
+        return perr(r, "p outside [3, 2^MNS_PMNS_P_BITS_MAX)");
+    if ((st = read_word(r, &v->word)) != MNS_OK || (st = line_small(r, "s", &v->s, 1, MNS_PMNS_S_MAX)) != MNS_OK ||
+        (st = line_small(r, "n", &v->n, 2, MNS_PMNS_N_MAX)) != MNS_OK ||
+        (st = line_small(r, "delta", &v->delta, 0, MNS_PMNS_DELTA_MAX)) != MNS_OK ||
+        (st = read_eshape(r, v)) != MNS_OK || (st = line_big(r, "gamma", v->gamma, 0)) != MNS_OK ||
+        (st = line_small(r, "phi_log2", &v->phi_log2, 1, 64L * MNS_PMNS_S_MAX)) != MNS_OK)
+        return st;
+    v->line_phi = r->line;
+    if ((st = line_small(r, "toeplitz_adds", &v->tadds, 1, v->n)) != MNS_OK ||
+        (st = read_carried(r, &v->carried)) != MNS_OK || (st = line_big(r, "rho", v->rho, 0)) != MNS_OK ||
+        (st = line_small(r, "w", &v->w, 1, 1L << 40)) != MNS_OK)
+        return st;
+    v->line_w = r->line;
+    if ((st = line_big(r, "norm1", v->norm1, 0)) != MNS_OK)
+        return st;
+    v->line_norm = r->line;
+    if (v->phi_log2 % v->s != 0)
+        return mns_error(MNS_EPARSE, "pmns params: line %d: phi_log2 %ld is not a multiple of s = %ld", v->line_phi,
+                         v->phi_log2, v->s);
+    return MNS_OK;
+}
+
+/* M, M', "end" and nothing after it, into P. */
+static mns_status read_polys(rd *r, mns_pmns_params *P, int n)
+{
+    mns_status st;
+    if ((st = line_vec(r, "M", P->m, n, 1)) != MNS_OK || (st = line_vec(r, "Mprime", P->mprime, n, 0)) != MNS_OK)
+        return st;
+    if (!next_line(r) || !line_is(r, "end"))
+        return perr(r, "expected \"end\" (truncated?)");
+    if (r->pos != r->len)
+        return perr(r, "data after \"end\"");
+    return MNS_OK;
+}
+
+/* The primary fields into P, the derived ones recomputed, and the file's
+ * w and norm1 compared with them. */
+static mns_status assemble(const rd *r, mns_pmns_params *P, const scalars *v)
+{
+    mpz_set(P->p, v->p);
+    P->word = (mns_pmns_word)v->word;
+    P->s = (int)v->s;
+    P->delta = (int)v->delta;
+    P->eshape = v->eshape;
+    P->lambda = v->lambda;
+    mpz_set(P->gamma, v->gamma);
+    P->phi_log2 = (unsigned)v->phi_log2;
+    P->toeplitz_adds = (int)v->tadds;
+    P->lambda_carried = (int)v->carried;
+    mpz_set(P->rho, v->rho);
+    if (mns_pmns_finish(P) != MNS_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", mns_last_error());
+        return mns_error(MNS_EPARSE, "pmns params: line %d (end of set): inconsistent set: %s", r->line, why);
+    }
+    if ((uint64_t)v->w != P->w)
+        return mns_error(MNS_EPARSE, "pmns params: line %d: w = %ld, but E gives %llu", v->line_w, v->w,
+                         (unsigned long long)P->w);
+    if (mpz_cmp(v->norm1, P->norm1) != 0)
+        return mns_error(MNS_EPARSE, "pmns params: line %d: norm1 differs from ||M||_1 computed from M",
+                         v->line_norm);
+    return MNS_OK;
+}
+
 mns_status mns_pmns_params_from_string_var(mns_pmns_params **out, const char *text, size_t len)
 {
     if (!out)
@@ -359,150 +498,26 @@ mns_status mns_pmns_params_from_string_var(mns_pmns_params **out, const char *te
         return mns_error(MNS_EPARSE, "pmns params: line 1: more than %u bytes", MAX_FILE);
     if (memchr(text, '\0', len))
         return mns_error(MNS_EPARSE, "pmns params: NUL byte in the text");
-    if (!next_line(&r))
-        return mns_error(MNS_EPARSE, "pmns params: line 1: empty");
-    if (r.ll <= 14 || memcmp(r.l, "# regenerate: ", 14) != 0)
-        return perr(&r, "the first line must be \"# regenerate: <how>\"");
-    for (;;) {
-        if (!next_line(&r))
-            return perr(&r, "truncated before \"mns-pmns 1\"");
-        if (r.ll >= 1 && r.l[0] == '#')
-            continue;
-        if (line_is(&r, "mns-pmns 1"))
-            break;
-        if (r.ll >= 9 && memcmp(r.l, "mns-pmns ", 9) == 0)
-            return perr(&r, "unsupported format version (this reader knows 1)");
-        return perr(&r, "expected \"mns-pmns 1\"");
-    }
-
-    mns_status st;
+    mns_status st = read_preamble(&r);
+    if (st != MNS_OK)
+        return st;
+    scalars v = {.eshape = MNS_PMNS_E_BINOMIAL};
+    mpz_inits(v.p, v.gamma, v.rho, v.norm1, NULL);
     mns_pmns_params *P = NULL;
-    mpz_t p, gamma, rho, norm1;
-    mpz_inits(p, gamma, rho, norm1, NULL);
-    long word = 0, s = 0, n = 0, delta = 0, lambda = 0, phi_log2 = 0, tadds = 0, w = 0;
-    mns_pmns_eshape eshape = MNS_PMNS_E_BINOMIAL;
-    int line_w = 0, line_norm = 0;
-
-    if ((st = line_big(&r, "p", p, 0)) != MNS_OK)
-        goto fail;
-    if (mpz_sizeinbase(p, 2) > MNS_PMNS_P_BITS_MAX || mpz_cmp_ui(p, 3) < 0) {
-        st = perr(&r, "p outside [3, 2^MNS_PMNS_P_BITS_MAX)");
-        goto fail;
-    }
-    if (!next_line(&r)) {
-        st = perr(&r, "truncated");
-        goto fail;
-    }
-    if (line_is(&r, "word s64"))
-        word = MNS_PMNS_WORD_S64;
-    else if (line_is(&r, "word u52"))
-        word = MNS_PMNS_WORD_U52;
-    else {
-        st = perr(&r, "expected \"word s64\" or \"word u52\"");
-        goto fail;
-    }
-    if ((st = line_small(&r, "s", &s, 1, MNS_PMNS_S_MAX)) != MNS_OK ||
-        (st = line_small(&r, "n", &n, 2, MNS_PMNS_N_MAX)) != MNS_OK ||
-        (st = line_small(&r, "delta", &delta, 0, MNS_PMNS_DELTA_MAX)) != MNS_OK)
-        goto fail;
-    if (!next_line(&r)) {
-        st = perr(&r, "truncated");
-        goto fail;
-    }
-    {
-        const char *rest;
-        size_t rl;
-        if (line_is(&r, "E X^n-X-1")) {
-            eshape = MNS_PMNS_E_TRINOMIAL;
-        } else if (key_is(&r, "E X^n-lambda", &rest, &rl)) {
-            if (!parse_small(&lambda, rest, rl, -(1L << 20), 1L << 20) || lambda == 0) {
-                st = perr(&r, "lambda: not a canonical nonzero integer in [-2^20, 2^20]");
-                goto fail;
-            }
-        } else {
-            st = perr(&r, "expected \"E X^n-lambda <lambda>\" or \"E X^n-X-1\"");
-            goto fail;
-        }
-    }
-    if ((st = line_big(&r, "gamma", gamma, 0)) != MNS_OK ||
-        (st = line_small(&r, "phi_log2", &phi_log2, 1, 64L * MNS_PMNS_S_MAX)) != MNS_OK)
-        goto fail;
-    int line_phi = r.line;
-    if ((st = line_small(&r, "toeplitz_adds", &tadds, 1, n)) != MNS_OK)
-        goto fail;
-    long carried = 0;
-    { /* the optional "lambda_carried 1" */
-        const rd before = r;
-        if (next_line(&r) && r.ll >= 15 && memcmp(r.l, "lambda_carried ", 15) == 0) {
-            r = before;
-            if ((st = line_small(&r, "lambda_carried", &carried, 1, 1)) != MNS_OK)
-                goto fail;
-        } else
-            r = before;
-    }
-    if ((st = line_big(&r, "rho", rho, 0)) != MNS_OK)
-        goto fail;
-    if ((st = line_small(&r, "w", &w, 1, 1L << 40)) != MNS_OK)
-        goto fail;
-    line_w = r.line;
-    if ((st = line_big(&r, "norm1", norm1, 0)) != MNS_OK)
-        goto fail;
-    line_norm = r.line;
-    if (phi_log2 % s != 0) {
-        st = mns_error(MNS_EPARSE, "pmns params: line %d: phi_log2 %ld is not a multiple of s = %ld", line_phi,
-                       phi_log2, s);
-        goto fail;
-    }
-    P = mns_pmns_params_alloc((int)n);
-    if (!P) {
+    st = read_scalars(&r, &v);
+    if (st == MNS_OK && !(P = mns_pmns_params_alloc((int)v.n)))
         st = mns_error(MNS_ENOMEM, "pmns params: out of memory");
-        goto fail;
-    }
-    if ((st = line_vec(&r, "M", P->m, (int)n, 1)) != MNS_OK ||
-        (st = line_vec(&r, "Mprime", P->mprime, (int)n, 0)) != MNS_OK)
-        goto fail;
-    if (!next_line(&r) || !line_is(&r, "end")) {
-        st = perr(&r, "expected \"end\" (truncated?)");
-        goto fail;
-    }
-    if (r.pos != r.len) {
-        st = perr(&r, "data after \"end\"");
-        goto fail;
-    }
-    mpz_set(P->p, p);
-    P->word = (mns_pmns_word)word;
-    P->s = (int)s;
-    P->delta = (int)delta;
-    P->eshape = eshape;
-    P->lambda = lambda;
-    mpz_set(P->gamma, gamma);
-    P->phi_log2 = (unsigned)phi_log2;
-    P->toeplitz_adds = (int)tadds;
-    P->lambda_carried = (int)carried;
-    mpz_set(P->rho, rho);
-    st = mns_pmns_finish(P);
+    if (st == MNS_OK)
+        st = read_polys(&r, P, (int)v.n);
+    if (st == MNS_OK)
+        st = assemble(&r, P, &v);
+    mpz_clears(v.p, v.gamma, v.rho, v.norm1, NULL);
     if (st != MNS_OK) {
-        char why[400];
-        snprintf(why, sizeof why, "%s", mns_last_error());
-        st = mns_error(MNS_EPARSE, "pmns params: line %d (end of set): inconsistent set: %s", r.line, why);
-        goto fail;
+        mns_pmns_params_free(P);
+        return st;
     }
-    if ((uint64_t)w != P->w) {
-        st = mns_error(MNS_EPARSE, "pmns params: line %d: w = %ld, but E gives %llu", line_w, w,
-                       (unsigned long long)P->w);
-        goto fail;
-    }
-    if (mpz_cmp(norm1, P->norm1) != 0) {
-        st = mns_error(MNS_EPARSE, "pmns params: line %d: norm1 differs from ||M||_1 computed from M", line_norm);
-        goto fail;
-    }
-    mpz_clears(p, gamma, rho, norm1, NULL);
     *out = P;
     return MNS_OK;
-fail:
-    mns_pmns_params_free(P);
-    mpz_clears(p, gamma, rho, norm1, NULL);
-    return st;
 }
 
 mns_status mns_pmns_params_load_var(mns_pmns_params **out, const char *path)
