@@ -21,6 +21,16 @@
 
 #define MNS_PROV_RSA_UPGRADE_AFTER 8
 
+/* The parameters of an RSASSA-PSS key (RFC 4055 RSASSA-PSS-params, the
+ * RSA-PSS key type): a key without them signs with any PSS parameters;
+ * with them, only with its digest and MGF1 digest and a salt of at least
+ * saltlen bytes. Either way it refuses PKCS#1 v1.5 and encryption. */
+typedef struct mns_prov_pss_params {
+    int restricted;
+    char md[50], mgf1[50]; /* digest names as OpenSSL gives them */
+    int saltlen;           /* the minimum */
+} mns_prov_pss_params;
+
 typedef struct mns_prov_rsa {
     mns_prov *prov;
     atomic_int refs;
@@ -35,9 +45,14 @@ typedef struct mns_prov_rsa {
     pthread_t upgrader;
     int up_done, orphan; /* under lock: the thread ended; the key was freed before */
     atomic_ulong uses;
+    int pss; /* an RSA-PSS key */
+    mns_prov_pss_params pss_params;
 } mns_prov_rsa;
 
 mns_prov_rsa *mns_prov_rsa_new(mns_prov *prov);
+/* A new key with the values of src that selection names (the key
+ * manager's dup); its private operation is made again on first use. */
+mns_prov_rsa *mns_prov_rsa_dup(const mns_prov_rsa *src, int selection);
 void mns_prov_rsa_up_ref(mns_prov_rsa *key);
 void mns_prov_rsa_free(mns_prov_rsa *key);
 /* The key manager's import (rsa_kmgmt.c): n, e and, with the private
