@@ -58,8 +58,10 @@ void mns_prov_rsa_free(mns_prov_rsa *key);
 /* The key manager's import (rsa_kmgmt.c): n, e and, with the private
  * selection, d and the primes; then mns_prov_rsa_complete. */
 int mns_prov_rsa_import(mns_prov_rsa *key, int selection, const OSSL_PARAM params[]);
-/* Generation by another provider of the caller's context (rsa_gen.c). */
+/* Generation by another provider of the caller's context (rsa_gen.c), of
+ * an RSA or an RSA-PSS key. */
 void *mns_rsa_gen_init(void *provctx, int selection, const OSSL_PARAM params[]);
+void *mns_rsa_pss_gen_init(void *provctx, int selection, const OSSL_PARAM params[]);
 int mns_rsa_gen_set_params(void *genctx, const OSSL_PARAM params[]);
 const OSSL_PARAM *mns_rsa_gen_settable_params(void *genctx, void *provctx);
 void *mns_rsa_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg);

@@ -3,8 +3,8 @@
  * and coefficients; an RSA-PSS key's restrictions) and go out through
  * export; has, match, validate, dup and the key parameters (bits, security
  * bits, size, and "mns-backend": what serves the key's private operation).
- * Encoding and decoding stay with the default provider; generation of RSA
- * keys is delegated to it (rsa_gen.c), RSA-PSS keys are generated there. */
+ * Encoding and decoding stay with the default provider; generation is
+ * delegated to it (rsa_gen.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/bn.h>
@@ -294,16 +294,19 @@ static const char *rsa_query_name(int operation_id)
         {OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))rsa_validate},                               \
         {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_name}
 
+#define GEN_FUNCTIONS                                                                              \
+    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))mns_rsa_gen_set_params},                   \
+        {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))mns_rsa_gen_settable_params},     \
+        {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))mns_rsa_gen},                                     \
+        {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))mns_rsa_gen_cleanup}
+
 const OSSL_DISPATCH mns_rsa_keymgmt_functions[] = {
     {OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))rsa_new},
     COMMON_FUNCTIONS,
     {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))rsa_io_types},
     {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))rsa_io_types},
     {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))mns_rsa_gen_init},
-    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))mns_rsa_gen_set_params},
-    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))mns_rsa_gen_settable_params},
-    {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))mns_rsa_gen},
-    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))mns_rsa_gen_cleanup},
+    GEN_FUNCTIONS,
     {0, NULL}};
 
 /* RSA-PSS keys: their signatures are the RSA signature implementation's
@@ -313,4 +316,6 @@ const OSSL_DISPATCH mns_rsa_pss_keymgmt_functions[] = {
     COMMON_FUNCTIONS,
     {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))pss_io_types},
     {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))pss_io_types},
+    {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))mns_rsa_pss_gen_init},
+    GEN_FUNCTIONS,
     {0, NULL}};

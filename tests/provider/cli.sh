@@ -94,8 +94,8 @@ done
 dh=$(stats_sum dh_derives)
 check "mns counted $dh derives, expected 11" test "$dh" -eq 11
 
-# docs/provider.cnf: mns preferred for every program; key generation goes
-# through mns's key manager to the default provider; a self-signed
+# docs/provider.cnf: mns preferred for every program; key generation (RSA,
+# RSA-PSS) goes through mns's key managers to the default provider; a self-signed
 # certificate (X.509 asks the signature for its AlgorithmIdentifier)
 : >"$W/stats"
 sed "s|^# module = .*|module = $MODDIR/mns.so|" "$(dirname "$0")/../../docs/provider.cnf" >"$W/mns.cnf"
@@ -108,6 +108,12 @@ check "provider.cnf req -x509" env OPENSSL_CONF="$W/mns.cnf" $OSSL req -x509 -ke
     -subj /CN=mns -days 1 -out "$W/g.crt"
 check "provider.cnf certificate verifies" $OSSL verify -CAfile "$W/g.crt" "$W/g.crt"
 check "provider.cnf: mns signed twice" test "$(stats_sum rsa_private_ops)" -eq 2
+check "provider.cnf genpkey RSA-PSS" env OPENSSL_CONF="$W/mns.cnf" $OSSL genpkey -algorithm RSA-PSS \
+    -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_pss_keygen_md:sha384 -pkeyopt rsa_pss_keygen_saltlen:40 \
+    -out "$W/gp.pem"
+$OSSL pkey -in "$W/gp.pem" -noout -text >"$W/gp.txt" 2>&1
+check "provider.cnf RSA-PSS key keeps its restrictions" \
+    sh -c "grep -q 'Hash Algorithm: SHA2-384' '$W/gp.txt' && grep -q 'Minimum Salt Length: 40' '$W/gp.txt'"
 
 # X.509 with `openssl req -x509` through mns: the signature's
 # AlgorithmIdentifier, PKCS#1 v1.5 and PSS (id-RSASSA-PSS with its
