@@ -159,8 +159,15 @@ int mns_prov_rsa_complete(mns_prov_rsa *key)
 static void make_full(mns_prov_rsa *key)
 {
     mns_rsa *r = NULL;
-    if (mns_rsa_new(&r, key->n, key->e, key->d, (const mpz_t *)key->p, key->k, "auto") == MNS_OK)
-        atomic_store(&key->full, r);
+    if (mns_rsa_new(&r, key->n, key->e, key->d, (const mpz_t *)key->p, key->k, "auto") != MNS_OK)
+        return;
+    /* the module encodes PKCS#1 v1.5 itself (rsa_sig.c refuses it for an
+     * RSA-PSS key); the context carries the restriction all the same */
+    if (key->pss && mns_rsa_restrict(r, MNS_RSA_PSS_ONLY) != MNS_OK) {
+        mns_rsa_free(r);
+        return;
+    }
+    atomic_store(&key->full, r);
 }
 
 static void *upgrade_thread(void *arg)

@@ -224,7 +224,8 @@ static void run_key(size_t bits, int k)
  * bytes or more: mns signs with PSS (the default for such a key) and the
  * default provider verifies; PKCS#1 v1.5 and decryption are refused with
  * mns's reason, and so are, for the restricted key, SHA-512 and a shorter
- * salt; its dup keeps all that. */
+ * salt; so does the key once on its full mns_rsa context; its dup keeps
+ * all that. */
 static int pss_sign_with(EVP_PKEY *k, const char *md, int pad, int saltlen, unsigned char *sig,
                          size_t *sl, const unsigned char *m, size_t ml)
 {
@@ -285,6 +286,24 @@ static void run_pss_key(size_t bits, int restricted)
             refused(pss_sign_with(km, "SHA256", 0, 16, sig, &sl, m, ml), "invalid parameter", what,
                     "a 16-byte salt");
         }
+        /* on to the full mns_rsa context (restricted to PSS too) */
+        int rounds = 0, ok = 1;
+        while (ok && rounds < MAX_ROUNDS && strncmp(backend(km), "rsa ", 4) != 0) {
+            sl = sizeof sig;
+            ok = pss_sign_with(km, "SHA256", 0, -100, sig, &sl, m, ml) &&
+                 digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, sl);
+            rounds++;
+            sleep_ms(20);
+        }
+        MT_CHECK(ok && strncmp(backend(km), "rsa ", 4) == 0, "%s: on %s after %d rounds: %s", what,
+                 backend(km), rounds, pt_error());
+        sl = sizeof sig;
+        MT_CHECK(pss_sign_with(km, "SHA256", 0, -100, sig, &sl, m, ml) &&
+                     digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, sl),
+                 "%s: full key signs, default verifies: %s", what, pt_error());
+        sl = sizeof sig;
+        refused(pss_sign_with(km, "SHA256", RSA_PKCS1_PADDING, -100, sig, &sl, m, ml),
+                "operation not supported", what, "PKCS#1 v1.5 on the full key");
         dup_round(km, kd, what, 1);
         EVP_PKEY *kc = EVP_PKEY_dup(km);
         sl = sizeof sig;
