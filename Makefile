@@ -126,11 +126,13 @@ bench-full: build deps-py
 
 # The OpenSSL provider mns.so against the default provider (docs/provider.md):
 # RSA signatures and DH derives per second through EVP, one and two threads,
-# mns_rsa directly beside them, then TLS handshakes per second with s_time.
+# mns_rsa directly beside them, then TLS handshakes per second with s_time,
+# then the wall time of one-shot `openssl dgst -sign` processes.
 bench-provider: build
 	@if [ ! -x $(BUILD)/tests/mns-provider-bench ]; then \
 	  echo "bench-provider: skipped, mns.so not built (no OpenSSL 3 headers)"; exit 0; fi; \
-	$(BUILD)/tests/mns-provider-bench && sh bench/profile/provider_tls.sh openssl $(BUILD)/provider 5
+	$(BUILD)/tests/mns-provider-bench && sh bench/profile/provider_tls.sh openssl $(BUILD)/provider 5 && \
+	  sh bench/profile/provider_oneshot.sh openssl $(BUILD)/provider 20
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

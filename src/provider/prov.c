@@ -39,6 +39,8 @@ const OSSL_ITEM mns_prov_reasons[] = {
 static const OSSL_ALGORITHM rsa_keymgmt[] = {
     {"RSA:rsaEncryption:1.2.840.113549.1.1.1", MNS_PROV_PROPS, mns_rsa_keymgmt_functions,
      "mns RSA key manager"},
+    {"RSA-PSS:RSASSA-PSS:1.2.840.113549.1.1.10", MNS_PROV_PROPS, mns_rsa_pss_keymgmt_functions,
+     "mns RSA-PSS key manager"},
     {"DH:dhKeyAgreement:1.2.840.113549.1.3.1", MNS_PROV_PROPS, mns_dh_keymgmt_functions,
      "mns DH key manager"},
     {NULL, NULL, NULL, NULL}};

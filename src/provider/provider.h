@@ -2,9 +2,10 @@
  *
  * The module links libmns statically and uses only its public API (mns.h,
  * mns_rsa.h). Each operation family has its file: prov.c (entry, dispatch,
- * parameters, counters), caps.c (TLS groups), util.c (errors, OSSL_PARAM <-> mpz), rsa_key.c and
- * rsa_crt.c (the key object and its private operation), rsa_kmgmt.c,
- * rsa_sig.c, rsa_enc.c (+ rsa_pkcs1.c, the constant-time PKCS#1 v1.5
+ * parameters, counters), caps.c (TLS groups), util.c (errors, OSSL_PARAM
+ * <-> mpz), rsa_key.c and rsa_crt.c (the key object and its private
+ * operation), rsa_kmgmt.c (RSA and RSA-PSS keys), rsa_pss.c (PSS key
+ * parameters and AlgorithmIdentifiers), rsa_sig.c, rsa_enc.c (+ rsa_pkcs1.c, the constant-time PKCS#1 v1.5
  * decoding with implicit rejection), dh_group.c (groups and their cached
  * fields), dh_kmgmt.c, dh_exch.c.
  *
@@ -80,6 +81,7 @@ int mns_prov_random_below(const mns_prov *prov, mpz_t r, const mpz_t bound);
 int mns_prov_get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg);
 
 extern const OSSL_DISPATCH mns_rsa_keymgmt_functions[];
+extern const OSSL_DISPATCH mns_rsa_pss_keymgmt_functions[];
 extern const OSSL_DISPATCH mns_rsa_signature_functions[];
 extern const OSSL_DISPATCH mns_rsa_asym_cipher_functions[];
 extern const OSSL_DISPATCH mns_dh_keymgmt_functions[];

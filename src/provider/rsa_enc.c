@@ -83,6 +83,10 @@ static int enc_init(void *vc, void *vkey, const OSSL_PARAM params[], int private
         MNS_PROV_ERR(c->prov, MNS_R_MISSING_KEY, "RSA: %s", key ? "not a private key" : "no key");
         return 0;
     }
+    if (key->pss) {
+        MNS_PROV_ERR(c->prov, MNS_R_NOT_SUPPORTED, "RSA-PSS key: signatures only");
+        return 0;
+    }
     mns_prov_rsa_up_ref(key);
     mns_prov_rsa_free(c->key);
     c->key = key;

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/core_dispatch.h>
 #include <openssl/crypto.h>
 
 #include "provider/rsa_key.h"
@@ -19,6 +20,30 @@ mns_prov_rsa *mns_prov_rsa_new(mns_prov *prov)
         mpz_inits(key->p[i], key->dp[i], key->coef[i], NULL);
     pthread_mutex_init(&key->lock, NULL);
     atomic_init(&key->full, NULL);
+    return key;
+}
+
+mns_prov_rsa *mns_prov_rsa_dup(const mns_prov_rsa *src, int selection)
+{
+    mns_prov_rsa *key = mns_prov_rsa_new(src->prov);
+    if (!key)
+        return NULL;
+    key->pss = src->pss;
+    key->pss_params = src->pss_params;
+    if (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) {
+        mpz_set(key->n, src->n);
+        mpz_set(key->e, src->e);
+    }
+    if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) && src->k > 0) {
+        key->k = src->k;
+        key->has_d = src->has_d;
+        mpz_set(key->d, src->d);
+        for (int i = 0; i < src->k; i++) {
+            mpz_set(key->p[i], src->p[i]);
+            mpz_set(key->dp[i], src->dp[i]);
+            mpz_set(key->coef[i], src->coef[i]);
+        }
+    }
     return key;
 }
 
@@ -134,8 +159,15 @@ int mns_prov_rsa_complete(mns_prov_rsa *key)
 static void make_full(mns_prov_rsa *key)
 {
     mns_rsa *r = NULL;
-    if (mns_rsa_new(&r, key->n, key->e, key->d, (const mpz_t *)key->p, key->k, "auto") == MNS_OK)
-        atomic_store(&key->full, r);
+    if (mns_rsa_new(&r, key->n, key->e, key->d, (const mpz_t *)key->p, key->k, "auto") != MNS_OK)
+        return;
+    /* the module encodes PKCS#1 v1.5 itself (rsa_sig.c refuses it for an
+     * RSA-PSS key); the context carries the restriction all the same */
+    if (key->pss && mns_rsa_restrict(r, MNS_RSA_PSS_ONLY) != MNS_OK) {
+        mns_rsa_free(r);
+        return;
+    }
+    atomic_store(&key->full, r);
 }
 
 static void *upgrade_thread(void *arg)

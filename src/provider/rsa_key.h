@@ -21,6 +21,16 @@
 
 #define MNS_PROV_RSA_UPGRADE_AFTER 8
 
+/* The parameters of an RSASSA-PSS key (RFC 4055 RSASSA-PSS-params, the
+ * RSA-PSS key type): a key without them signs with any PSS parameters;
+ * with them, only with its digest and MGF1 digest and a salt of at least
+ * saltlen bytes. Either way it refuses PKCS#1 v1.5 and encryption. */
+typedef struct mns_prov_pss_params {
+    int restricted;
+    char md[50], mgf1[50]; /* digest names as OpenSSL gives them */
+    int saltlen;           /* the minimum */
+} mns_prov_pss_params;
+
 typedef struct mns_prov_rsa {
     mns_prov *prov;
     atomic_int refs;
@@ -35,16 +45,23 @@ typedef struct mns_prov_rsa {
     pthread_t upgrader;
     int up_done, orphan; /* under lock: the thread ended; the key was freed before */
     atomic_ulong uses;
+    int pss; /* an RSA-PSS key */
+    mns_prov_pss_params pss_params;
 } mns_prov_rsa;
 
 mns_prov_rsa *mns_prov_rsa_new(mns_prov *prov);
+/* A new key with the values of src that selection names (the key
+ * manager's dup); its private operation is made again on first use. */
+mns_prov_rsa *mns_prov_rsa_dup(const mns_prov_rsa *src, int selection);
 void mns_prov_rsa_up_ref(mns_prov_rsa *key);
 void mns_prov_rsa_free(mns_prov_rsa *key);
 /* The key manager's import (rsa_kmgmt.c): n, e and, with the private
  * selection, d and the primes; then mns_prov_rsa_complete. */
 int mns_prov_rsa_import(mns_prov_rsa *key, int selection, const OSSL_PARAM params[]);
-/* Generation by another provider of the caller's context (rsa_gen.c). */
+/* Generation by another provider of the caller's context (rsa_gen.c), of
+ * an RSA or an RSA-PSS key. */
 void *mns_rsa_gen_init(void *provctx, int selection, const OSSL_PARAM params[]);
+void *mns_rsa_pss_gen_init(void *provctx, int selection, const OSSL_PARAM params[]);
 int mns_rsa_gen_set_params(void *genctx, const OSSL_PARAM params[]);
 const OSSL_PARAM *mns_rsa_gen_settable_params(void *genctx, void *provctx);
 void *mns_rsa_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg);

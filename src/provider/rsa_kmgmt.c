@@ -1,6 +1,7 @@
-/* RSA key management: keys made by any provider come in through import
- * (n, e, d, the factors, CRT exponents and coefficients) and go out through
- * export; has, match, validate and the key parameters (bits, security
+/* RSA key management, for the RSA and the RSA-PSS key types: keys made by
+ * any provider come in through import (n, e, d, the factors, CRT exponents
+ * and coefficients; an RSA-PSS key's restrictions) and go out through
+ * export; has, match, validate, dup and the key parameters (bits, security
  * bits, size, and "mns-backend": what serves the key's private operation).
  * Encoding and decoding stay with the default provider; generation is
  * delegated to it (rsa_gen.c). */
@@ -10,7 +11,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
-#include "provider/rsa_key.h"
+#include "provider/rsa_pss.h"
 
 #define MNS_OSSL_MAX_FACTORS 10
 
@@ -35,6 +36,14 @@ static const char *const coefficient_names[MNS_OSSL_MAX_FACTORS - 1] = {
 #define KEYPAIR OSSL_KEYMGMT_SELECT_KEYPAIR
 
 static void *rsa_new(void *provctx) { return mns_prov_rsa_new(provctx); }
+static void *pss_new(void *provctx)
+{
+    mns_prov_rsa *key = mns_prov_rsa_new(provctx);
+    if (key)
+        key->pss = 1;
+    return key;
+}
+static void *rsa_dup(const void *keydata, int selection) { return mns_prov_rsa_dup(keydata, selection); }
 static void rsa_free(void *keydata) { mns_prov_rsa_free(keydata); }
 
 static int rsa_has(const void *keydata, int selection)
@@ -112,6 +121,8 @@ int mns_prov_rsa_import(mns_prov_rsa *key, int selection, const OSSL_PARAM param
     }
     if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) && !import_private(key, params))
         return 0;
+    if (key->pss && !mns_pss_import(key, params))
+        return 0;
     return mns_prov_rsa_complete(key);
 }
 
@@ -136,9 +147,25 @@ static const OSSL_PARAM *rsa_io_types(int selection)
     return (selection & KEYPAIR) ? key_types : NULL;
 }
 
+/* key_types and the PSS parameters, made once */
+static OSSL_PARAM pss_types[sizeof key_types / sizeof key_types[0] + MNS_PSS_NPARAMS];
+static void make_pss_types(void)
+{
+    const size_t nk = sizeof key_types / sizeof key_types[0] - 1;
+    memcpy(pss_types, key_types, nk * sizeof key_types[0]);
+    memcpy(pss_types + nk, mns_pss_param_types, (MNS_PSS_NPARAMS + 1) * sizeof key_types[0]);
+}
+
+static const OSSL_PARAM *pss_io_types(int selection)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_pss_types);
+    return (selection & KEYPAIR) ? pss_types : NULL;
+}
+
 /* One OSSL_PARAM per value, the integers in one buffer. */
 typedef struct export_list {
-    OSSL_PARAM p[3 + 3 * MNS_RSA_MAX_PRIMES];
+    OSSL_PARAM p[3 + 3 * MNS_RSA_MAX_PRIMES + MNS_PSS_NPARAMS + 1];
     int np;
     unsigned char *buf;
     size_t used, cap;
@@ -175,6 +202,16 @@ static int rsa_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cba
         for (int i = 1; i < key->k; i++)
             export_add(&l, coefficient_names[i - 1], key->coef[i]);
     }
+    int salt = key->pss_params.saltlen;
+    if (key->pss && key->pss_params.restricted) {
+        l.p[l.np++] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_RSA_DIGEST,
+                                                       key->pss_params.md, 0);
+        l.p[l.np++] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_RSA_MASKGENFUNC,
+                                                       (char *)"MGF1", 0);
+        l.p[l.np++] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST,
+                                                       key->pss_params.mgf1, 0);
+        l.p[l.np++] = OSSL_PARAM_construct_int(OSSL_PKEY_PARAM_RSA_PSS_SALTLEN, &salt);
+    }
     l.p[l.np] = OSSL_PARAM_construct_end();
     int ok = cb(l.p, cbarg);
     OPENSSL_clear_free(l.buf, l.cap);
@@ -189,6 +226,10 @@ static const OSSL_PARAM gettable[] = {
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
     OSSL_PARAM_utf8_ptr("mns-backend", NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MASKGENFUNC, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_RSA_PSS_SALTLEN, NULL),
     OSSL_PARAM_END};
 
 static const OSSL_PARAM *rsa_gettable(void *provctx)
@@ -211,7 +252,8 @@ static int rsa_get_params(void *keydata, OSSL_PARAM params[])
         !OSSL_PARAM_set_int(p, (int)mns_prov_rsa_bytes(key)))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST)) &&
-        !OSSL_PARAM_set_utf8_string(p, "SHA256"))
+        !OSSL_PARAM_set_utf8_string(p, key->pss && key->pss_params.restricted ? key->pss_params.md
+                                                                                : "SHA256"))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_RSA_N)) && !mns_param_set_mpz(p, key->n))
         return 0;
@@ -220,7 +262,7 @@ static int rsa_get_params(void *keydata, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, "mns-backend")) &&
         !OSSL_PARAM_set_utf8_ptr(p, mns_prov_rsa_backend(key)))
         return 0;
-    return 1;
+    return mns_pss_get_params(key, params);
 }
 
 static int rsa_validate(const void *keydata, int selection, int checktype)
@@ -240,22 +282,40 @@ static const char *rsa_query_name(int operation_id)
     return "RSA";
 }
 
+#define COMMON_FUNCTIONS                                                                           \
+    {OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))rsa_free},                                           \
+        {OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))rsa_dup},                                         \
+        {OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))rsa_has},                                         \
+        {OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))rsa_match},                                     \
+        {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))mns_prov_rsa_import},                          \
+        {OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))rsa_export},                                   \
+        {OSSL_FUNC_KEYMGMT_GET_PARAMS, (void (*)(void))rsa_get_params},                           \
+        {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))rsa_gettable},                        \
+        {OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))rsa_validate},                               \
+        {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_name}
+
+#define GEN_FUNCTIONS                                                                              \
+    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))mns_rsa_gen_set_params},                   \
+        {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))mns_rsa_gen_settable_params},     \
+        {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))mns_rsa_gen},                                     \
+        {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))mns_rsa_gen_cleanup}
+
 const OSSL_DISPATCH mns_rsa_keymgmt_functions[] = {
     {OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))rsa_new},
-    {OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))rsa_free},
-    {OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))rsa_has},
-    {OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))rsa_match},
-    {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))mns_prov_rsa_import},
+    COMMON_FUNCTIONS,
     {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))rsa_io_types},
-    {OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))rsa_export},
     {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))rsa_io_types},
-    {OSSL_FUNC_KEYMGMT_GET_PARAMS, (void (*)(void))rsa_get_params},
-    {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))rsa_gettable},
-    {OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))rsa_validate},
-    {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_name},
     {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))mns_rsa_gen_init},
-    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))mns_rsa_gen_set_params},
-    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))mns_rsa_gen_settable_params},
-    {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))mns_rsa_gen},
-    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))mns_rsa_gen_cleanup},
+    GEN_FUNCTIONS,
+    {0, NULL}};
+
+/* RSA-PSS keys: their signatures are the RSA signature implementation's
+ * (query_operation_name), which reads the key's restrictions */
+const OSSL_DISPATCH mns_rsa_pss_keymgmt_functions[] = {
+    {OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))pss_new},
+    COMMON_FUNCTIONS,
+    {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))pss_io_types},
+    {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))pss_io_types},
+    {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))mns_rsa_pss_gen_init},
+    GEN_FUNCTIONS,
     {0, NULL}};

@@ -5,8 +5,10 @@
  * provider's child context), so every digest the default provider has
  * works. Salt lengths as OpenSSL names them: "digest" (-1), "max" (-3),
  * "auto" (-2: the maximum when signing, recovered when verifying), or a
- * number. The private operation is the key's (rsa_key.h: checked with e);
- * verification is the public operation, variable time (public data). */
+ * number. An RSA-PSS key signs with PSS only, within its restrictions
+ * (rsa_key.h). The private operation is the key's (rsa_key.h: checked
+ * with e); verification is the public operation, variable time (public
+ * data). */
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/core_names.h>
@@ -16,6 +18,7 @@
 #include <openssl/x509.h>
 
 #include "provider/rsa_pad.h"
+#include "provider/rsa_pss.h"
 
 typedef struct sig_ctx {
     mns_prov *prov;
@@ -98,9 +101,40 @@ static int sig_init(void *vc, void *vkey, const OSSL_PARAM params[], int private
         if (!(c->pub = mns_pad_rsa_public(key)))
             return 0;
     }
-    c->pad = RSA_PKCS1_PADDING;
+    c->pad = c->key->pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING;
     c->saltlen = RSA_PSS_SALTLEN_AUTO;
+    const mns_prov_pss_params *pp = &c->key->pss_params;
+    if (c->key->pss && pp->restricted) {
+        c->saltlen = pp->saltlen;
+        if (!mns_prov_fetch_md(c->prov, &c->md, pp->md, NULL) ||
+            !mns_prov_fetch_md(c->prov, &c->mgf1, pp->mgf1, NULL))
+            return 0;
+    }
     return sig_set_ctx_params(c, params);
+}
+
+/* What an RSA-PSS key allows (PSS; with restrictions, its digests and at
+ * least its salt length); 0 with the reason raised otherwise. */
+static int pss_allows(const sig_ctx *c)
+{
+    const mns_prov_pss_params *pp = &c->key->pss_params;
+    if (!c->key->pss)
+        return 1;
+    if (c->pad != RSA_PKCS1_PSS_PADDING) {
+        MNS_PROV_ERR(c->prov, MNS_R_NOT_SUPPORTED, "RSA-PSS key: PSS padding only");
+        return 0;
+    }
+    if (!pp->restricted)
+        return 1;
+    const EVP_MD *mgf1 = c->mgf1 ? c->mgf1 : c->md;
+    if (!c->md || !EVP_MD_is_a(c->md, pp->md) || !EVP_MD_is_a(mgf1, pp->mgf1) ||
+        mns_pss_salt_bytes(c->key, c->md, c->saltlen) < pp->saltlen) {
+        MNS_PROV_ERR(c->prov, MNS_R_BAD_PARAM,
+                     "RSA-PSS key: restricted to %s, MGF1 with %s, salt of %d bytes or more", pp->md,
+                     pp->mgf1, pp->saltlen);
+        return 0;
+    }
+    return 1;
 }
 
 static int sig_sign_init(void *c, void *key, const OSSL_PARAM params[])
@@ -117,6 +151,8 @@ static int sig_verify_init(void *c, void *key, const OSSL_PARAM params[])
 static int encode(sig_ctx *c, unsigned char *em, size_t emlen, const unsigned char *tbs,
                   size_t tbslen)
 {
+    if (!pss_allows(c))
+        return 0;
     if (c->pad == RSA_PKCS1_PADDING)
         return mns_pad_pkcs1_sign(c->prov, em, emlen, c->md, tbs, tbslen);
     if (c->pad != RSA_PKCS1_PSS_PADDING) {
@@ -285,6 +321,8 @@ static int sig_set_ctx_params(void *vc, const OSSL_PARAM params[])
         MNS_PROV_ERR(c->prov, MNS_R_NOT_SUPPORTED, "RSA signature: padding mode not supported");
         return 0;
     }
+    if (p && c->key && c->key->pss && !pss_allows(c))
+        return 0;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) &&
         (p->data_type != OSSL_PARAM_UTF8_STRING || !mns_prov_fetch_md(c->prov, &c->md, p->data, NULL)))
         return 0;
@@ -316,15 +354,19 @@ static const OSSL_PARAM *sig_settable(void *vc, void *provctx)
     return settable;
 }
 
-/* The DER AlgorithmIdentifier of a PKCS#1 v1.5 signature (what X.509
- * signing asks for): the <digest>WithRSAEncryption OID and NULL. PSS has
- * none here (its parameters are not encoded), so X.509 signing with PSS
- * stays with the default provider. */
+/* The DER AlgorithmIdentifier of the signature (what X.509, CMS and
+ * `openssl req` write beside it): <digest>WithRSAEncryption and NULL for
+ * PKCS#1 v1.5, id-RSASSA-PSS with the parameters for PSS (rsa_pss.c). */
 static int algorithm_id(const sig_ctx *c, OSSL_PARAM *p)
 {
     int sig_nid = NID_undef;
     unsigned char *der = NULL;
-    if (c->pad != RSA_PKCS1_PADDING || !c->md ||
+    if (!c->md || !c->key)
+        return 0;
+    if (c->pad == RSA_PKCS1_PSS_PADDING)
+        return mns_pss_algorithm_id(p, c->md, c->mgf1 ? c->mgf1 : c->md,
+                                    mns_pss_salt_bytes(c->key, c->md, c->saltlen));
+    if (c->pad != RSA_PKCS1_PADDING ||
         !OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(c->md), NID_rsaEncryption))
         return 0;
     X509_ALGOR *alg = X509_ALGOR_new();

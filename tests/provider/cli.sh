@@ -5,8 +5,12 @@
 # for byte equal to the default provider's, and PSS, with each SHA-2
 # digest); OAEP and PKCS#1 v1.5 ciphertexts of the default provider
 # decrypt to the same bytes; `pkeyutl -derive` gives the default
-# provider's secret on every named group. The module's counters
-# (MNS_PROVIDER_STATS) prove that mns did the private operations.
+# provider's secret on every named group; `openssl req -x509` certificates
+# signed through mns (PKCS#1 v1.5 and PSS) verify with the default
+# provider; RSA-PSS keys sign with PSS within their restrictions and
+# refuse the rest; a configuration listing mns first selects it without a
+# property query. The module's counters (MNS_PROVIDER_STATS) prove that
+# mns did the private operations.
 # Usage: cli.sh OPENSSL MODULE_DIR
 set -u
 OSSL=$1
@@ -23,6 +27,17 @@ check() { # check NAME COMMAND...: counts, prints a failure
     if ! "$@" >"$W/out" 2>&1; then
         fails=$((fails + 1))
         echo "FAIL $name: $*"
+        sed 's/^/  /' "$W/out"
+    fi
+}
+refuse() { # refuse NAME TEXT COMMAND...: the command must fail with TEXT in its output
+    name=$1
+    text=$2
+    shift 2
+    checks=$((checks + 1))
+    if "$@" >"$W/out" 2>&1 || ! grep -q "$text" "$W/out"; then
+        fails=$((fails + 1))
+        echo "FAIL $name (not refused with \"$text\"): $*"
         sed 's/^/  /' "$W/out"
     fi
 }
@@ -79,8 +94,8 @@ done
 dh=$(stats_sum dh_derives)
 check "mns counted $dh derives, expected 11" test "$dh" -eq 11
 
-# docs/provider.cnf: mns preferred for every program; key generation goes
-# through mns's key manager to the default provider; a self-signed
+# docs/provider.cnf: mns preferred for every program; key generation (RSA,
+# RSA-PSS) goes through mns's key managers to the default provider; a self-signed
 # certificate (X.509 asks the signature for its AlgorithmIdentifier)
 : >"$W/stats"
 sed "s|^# module = .*|module = $MODDIR/mns.so|" "$(dirname "$0")/../../docs/provider.cnf" >"$W/mns.cnf"
@@ -93,6 +108,79 @@ check "provider.cnf req -x509" env OPENSSL_CONF="$W/mns.cnf" $OSSL req -x509 -ke
     -subj /CN=mns -days 1 -out "$W/g.crt"
 check "provider.cnf certificate verifies" $OSSL verify -CAfile "$W/g.crt" "$W/g.crt"
 check "provider.cnf: mns signed twice" test "$(stats_sum rsa_private_ops)" -eq 2
+check "provider.cnf genpkey RSA-PSS" env OPENSSL_CONF="$W/mns.cnf" $OSSL genpkey -algorithm RSA-PSS \
+    -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_pss_keygen_md:sha384 -pkeyopt rsa_pss_keygen_saltlen:40 \
+    -out "$W/gp.pem"
+$OSSL pkey -in "$W/gp.pem" -noout -text >"$W/gp.txt" 2>&1
+check "provider.cnf RSA-PSS key keeps its restrictions" \
+    sh -c "grep -q 'Hash Algorithm: SHA2-384' '$W/gp.txt' && grep -q 'Minimum Salt Length: 40' '$W/gp.txt'"
+
+# X.509 with `openssl req -x509` through mns: the signature's
+# AlgorithmIdentifier, PKCS#1 v1.5 and PSS (id-RSASSA-PSS with its
+# parameters), each certificate verified by the default provider
+: >"$W/stats"
+key="$W/k2048-2.pem"
+check "req -x509 pkcs1" $OSSL req -x509 -new $MNS -key "$key" -subj /CN=mns -days 1 -sha256 -out "$W/c.crt"
+check "pkcs1 certificate verifies" $OSSL verify -CAfile "$W/c.crt" "$W/c.crt"
+for md in sha256 sha384 sha512; do
+    for salt in digest max; do
+        check "req -x509 pss $md $salt" $OSSL req -x509 -new $MNS -key "$key" -subj /CN=mns -days 1 -$md \
+            -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:$salt -out "$W/c.crt"
+        check "pss $md $salt certificate verifies" $OSSL verify -CAfile "$W/c.crt" "$W/c.crt"
+        $OSSL x509 -in "$W/c.crt" -noout -text >"$W/c.txt"
+        check "pss $md $salt certificate says rsassaPss with $md" \
+            sh -c "grep -q 'Signature Algorithm: rsassaPss' '$W/c.txt' && grep -q 'Hash Algorithm: $md' '$W/c.txt'"
+    done
+done
+check "mns made the 7 certificate signatures" test "$(stats_sum rsa_private_ops)" -eq 7
+
+# RSA-PSS keys (made by the default provider): one restricted to SHA-256,
+# MGF1-SHA-256 and salts of 32 bytes or more, one without restrictions.
+# mns signs within them (the default provider verifies), verifies the
+# default provider's signatures, and refuses PKCS#1 v1.5, other digests,
+# shorter salts and decryption.
+: >"$W/stats"
+$OSSL genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_pss_keygen_md:sha256 \
+    -pkeyopt rsa_pss_keygen_mgf1_md:sha256 -pkeyopt rsa_pss_keygen_saltlen:32 -out "$W/pr.pem" 2>/dev/null &&
+    $OSSL genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -out "$W/pu.pem" 2>/dev/null ||
+    { echo "FAIL genpkey RSA-PSS"; exit 1; }
+for k in pr pu; do
+    $OSSL pkey -in "$W/$k.pem" -pubout -out "$W/$k.pub"
+    check "RSA-PSS $k mns sign" $OSSL dgst -sha256 $MNS -sign "$W/$k.pem" -out "$W/s.mns" "$W/msg"
+    check "RSA-PSS $k default verifies" $OSSL dgst -sha256 -verify "$W/$k.pub" -signature "$W/s.mns" "$W/msg"
+    check "RSA-PSS $k default sign" $OSSL dgst -sha256 -sign "$W/$k.pem" -out "$W/s.def" "$W/msg"
+    check "RSA-PSS $k mns verifies" $OSSL dgst -sha256 $MNS -verify "$W/$k.pub" -signature "$W/s.def" "$W/msg"
+    refuse "RSA-PSS $k refuses PKCS#1 v1.5" "PSS padding only" $OSSL dgst -sha256 $MNS \
+        -sigopt rsa_padding_mode:pkcs1 -sign "$W/$k.pem" -out "$W/s.bad" "$W/msg"
+    check "RSA-PSS $k req -x509" $OSSL req -x509 -new $MNS -key "$W/$k.pem" -subj /CN=pss -days 1 -sha256 -out "$W/c.crt"
+    check "RSA-PSS $k certificate verifies" $OSSL verify -CAfile "$W/c.crt" "$W/c.crt"
+done
+refuse "RSA-PSS restricted refuses SHA-512" "restricted to SHA2-256" $OSSL dgst -sha512 $MNS -sign "$W/pr.pem" -out "$W/s.bad" "$W/msg"
+refuse "RSA-PSS restricted refuses a 16-byte salt" "salt of 32 bytes or more" $OSSL dgst -sha256 $MNS \
+    -sigopt rsa_pss_saltlen:16 -sign "$W/pr.pem" -out "$W/s.bad" "$W/msg"
+refuse "RSA-PSS key refuses decryption" "signatures only" $OSSL pkeyutl -decrypt $MNS -inkey "$W/pu.pem" -in "$W/s.def" -out "$W/dec"
+check "mns made the 4 RSA-PSS signatures" test "$(stats_sum rsa_private_ops)" -eq 4
+
+# Selection without a property query (docs/provider.md): a configuration
+# that lists mns before default in its providers section makes mns serve
+# RSA with no default_properties
+: >"$W/stats"
+cat >"$W/first.cnf" <<EOF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+[provider_sect]
+mns = mns_sect
+default = default_sect
+[mns_sect]
+module = $MODDIR/mns.so
+activate = 1
+[default_sect]
+activate = 1
+EOF
+check "cnf with mns first: sign" env OPENSSL_CONF="$W/first.cnf" $OSSL dgst -sha256 -sign "$key" -out "$W/s.mns" "$W/msg"
+check "cnf with mns first: verifies" $OSSL dgst -sha256 -verify "$key.pub" -signature "$W/s.mns" "$W/msg"
+check "cnf with mns first: mns signed" test "$(stats_sum rsa_private_ops)" -eq 1
 
 echo "provider-cli: $((checks - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

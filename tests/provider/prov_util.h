@@ -66,8 +66,16 @@ static inline void pt_push(OSSL_PARAM_BLD *b, const char *name, const mpz_t z, B
     (*nk)++;
 }
 
-/* The key t in library context lib; propq selects the key manager. */
-static inline EVP_PKEY *pt_rsa_pkey(OSSL_LIB_CTX *lib, const char *propq, const rsa_test_key *t)
+/* PSS restrictions of an RSA-PSS key for pt_rsa_pss_pkey (NULL md: none). */
+typedef struct pt_pss {
+    const char *md, *mgf1;
+    int saltlen;
+} pt_pss;
+
+/* The key t in library context lib, of key type "RSA", or "RSA-PSS" with
+ * the restrictions pss; propq selects the key manager. */
+static inline EVP_PKEY *pt_rsa_typed_pkey(OSSL_LIB_CTX *lib, const char *propq, const rsa_test_key *t,
+                                          const char *type, const pt_pss *pss)
 {
     static const char *const fn[] = {"rsa-factor1", "rsa-factor2", "rsa-factor3", "rsa-factor4",
                                      "rsa-factor5", "rsa-factor6", "rsa-factor7", "rsa-factor8"};
@@ -101,8 +109,13 @@ static inline EVP_PKEY *pt_rsa_pkey(OSSL_LIB_CTX *lib, const char *propq, const 
         mpz_mul(m, m, t->p[i]);
         pt_push(b, cn[i - 1], v, keep, &nk);
     }
+    if (pss && pss->md) {
+        OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_RSA_DIGEST, pss->md, 0);
+        OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_RSA_MGF1_DIGEST, pss->mgf1, 0);
+        OSSL_PARAM_BLD_push_int(b, OSSL_PKEY_PARAM_RSA_PSS_SALTLEN, pss->saltlen);
+    }
     OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(b);
-    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_name(lib, "RSA", propq);
+    EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_name(lib, type, propq);
     EVP_PKEY *pk = NULL;
     if (!pc || EVP_PKEY_fromdata_init(pc) <= 0 || EVP_PKEY_fromdata(pc, &pk, EVP_PKEY_KEYPAIR, params) <= 0)
         pk = NULL;
@@ -113,6 +126,11 @@ static inline EVP_PKEY *pt_rsa_pkey(OSSL_LIB_CTX *lib, const char *propq, const 
         BN_clear_free(keep[i]);
     mpz_clears(v, m, NULL);
     return pk;
+}
+
+static inline EVP_PKEY *pt_rsa_pkey(OSSL_LIB_CTX *lib, const char *propq, const rsa_test_key *t)
+{
+    return pt_rsa_typed_pkey(lib, propq, t, "RSA", NULL);
 }
 
 /* The reason text of the newest error ("" if none); clears the queue. */

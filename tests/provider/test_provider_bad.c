@@ -1,8 +1,8 @@
 /* mns.so refuses bad RSA input with an OpenSSL error and a reason, writes
  * nothing and does not crash: a corrupted key (p q != n, and e d != 1 mod
  * lcm(p - 1, q - 1)), a signature buffer one byte too small, a ciphertext
- * >= n (n itself, and all-ones bytes), and a wrong digest length for
- * EVP_PKEY_sign. */
+ * >= n (n itself, and all-ones bytes), a wrong digest length for
+ * EVP_PKEY_sign, an RSA-PSS key with a negative minimum salt length. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "testutil.h"
@@ -47,6 +47,14 @@ static void corrupted_keys(void)
         mpz_set(kind ? t.d : t.n, keep);
         mpz_clear(keep);
     }
+    /* an RSA-PSS key whose minimum salt length is negative */
+    const pt_pss bad = {"SHA256", "SHA256", -5};
+    ERR_clear_error();
+    EVP_PKEY *k = pt_rsa_typed_pkey(ctx.mns, PT_MNS_PROPQ, &t, "RSA-PSS", &bad);
+    const char *err = pt_error();
+    MT_CHECK(!k && strstr(err, "invalid parameter"), "RSA-PSS key with salt -5 accepted (%s)", err);
+    printf("RSA-PSS key with salt -5: %s\n", err);
+    EVP_PKEY_free(k);
     for (int i = 0; i < 8; i++)
         mpz_clear(t.p[i]);
     mpz_clears(t.n, t.e, t.d, NULL);

@@ -7,7 +7,10 @@
  * decrypted by mns. The module's counter must grow by every private
  * operation, and each key is driven past its move from the quick CRT to
  * the full mns_rsa context (the "mns-backend" parameter names both), so
- * both paths are checked. Runs on both kernel paths (MNS_CPU). */
+ * both paths are checked; EVP_PKEY_dup (the key manager's dup) gives a
+ * key that signs; RSA-PSS keys sign with PSS within their restrictions
+ * and refuse PKCS#1 v1.5 and decryption. Runs on both kernel paths
+ * (MNS_CPU). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "testutil.h"
@@ -148,8 +151,37 @@ static const char *backend(EVP_PKEY *k)
     return buf;
 }
 
-/* Signs until the key has moved to its full context (the upgrade thread
- * makes it after MNS_PROV_RSA_UPGRADE_AFTER uses), at most 60 s. */
+/* Signs until the key has moved to its full context: the upgrade thread
+ * starts after MNS_PROV_RSA_UPGRADE_AFTER uses. The loop is bounded by
+ * rounds, not by wall time, so that a slow run (valgrind: every thread
+ * many times slower) is not cut short, and it sleeps between rounds so
+ * that the thread, once started, gets a core. */
+#define MAX_ROUNDS 400
+
+static void sleep_ms(long ms)
+{
+    struct timespec z = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&z, NULL);
+}
+
+/* EVP_PKEY_dup through the key manager's dup: the copy signs, the
+ * default provider verifies, and the copy keeps the key's type. */
+static void dup_round(EVP_PKEY *km, EVP_PKEY *kd, const char *what, int pss_key)
+{
+    EVP_PKEY *kc = EVP_PKEY_dup(km);
+    MT_CHECK(kc != NULL, "%s: EVP_PKEY_dup: %s", what, pt_error());
+    if (!kc)
+        return;
+    MT_CHECK(EVP_PKEY_is_a(kc, pss_key ? "RSA-PSS" : "RSA"), "%s: dup changed the key type", what);
+    unsigned char m[100], sig[1100];
+    size_t sl = sizeof sig;
+    random_bytes(m, sizeof m);
+    MT_CHECK(digest_sign(kc, ctx.mns, PT_MNS_PROPQ, "SHA256", 1, m, sizeof m, sig, &sl) &&
+                 digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, sizeof m, sig, sl),
+             "%s: the dup's PSS signature: %s", what, pt_error());
+    EVP_PKEY_free(kc);
+}
+
 static void run_key(size_t bits, int k)
 {
     rsa_test_key t;
@@ -164,18 +196,20 @@ static void run_key(size_t bits, int k)
     MT_CHECK(strncmp(backend(km), "quick-crt", 9) == 0, "%s: first backend %s", what, backend(km));
     unsigned long before = pt_counter(&ctx, "mns-rsa-private-ops");
     int rounds = 0, upgraded = 0;
-    time_t start = time(NULL);
-    while (!upgraded && time(NULL) - start < 60) {
+    while (!upgraded && rounds < MAX_ROUNDS) {
         sign_round(km, kd, what);
         rounds++;
+        sleep_ms(20);
         upgraded = strncmp(backend(km), "rsa ", 4) == 0;
     }
     MT_CHECK(upgraded, "%s: still on %s after %d rounds", what, backend(km), rounds);
     sign_round(km, kd, what);
     decrypt_round(km, kd, (bits + 7) / 8, what);
+    dup_round(km, kd, what, 0);
     unsigned long after = pt_counter(&ctx, "mns-rsa-private-ops");
-    /* per round: DigestSign and PKEY_sign; then one more round and three decryptions */
-    MT_CHECK(after - before == 2ul * (unsigned long)(rounds + 1) + 3,
+    /* per round: DigestSign and PKEY_sign; then one more round, three
+     * decryptions and the dup's signature */
+    MT_CHECK(after - before == 2ul * (unsigned long)(rounds + 1) + 4,
              "%s: counter grew by %lu, %d rounds", what, after - before, rounds);
     printf("%s: %d rounds before the full key; %s\n", what, rounds, backend(km));
     EVP_PKEY_free(km);
@@ -183,6 +217,104 @@ static void run_key(size_t bits, int k)
     for (int i = 0; i < 8; i++)
         mpz_clear(t.p[i]);
     mpz_clears(t.n, t.e, t.d, NULL);
+}
+
+/* An RSA-PSS key (the key type of PKCS#8 id-RSASSA-PSS) in both contexts,
+ * unrestricted or restricted to SHA-256 / MGF1-SHA-256 / salts of 32
+ * bytes or more: mns signs with PSS (the default for such a key) and the
+ * default provider verifies; PKCS#1 v1.5 and decryption are refused with
+ * mns's reason, and so are, for the restricted key, SHA-512 and a shorter
+ * salt; so does the key once on its full mns_rsa context; its dup keeps
+ * all that. */
+static int pss_sign_with(EVP_PKEY *k, const char *md, int pad, int saltlen, unsigned char *sig,
+                         size_t *sl, const unsigned char *m, size_t ml)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *pc = NULL;
+    int ok = EVP_DigestSignInit_ex(c, &pc, md, ctx.mns, PT_MNS_PROPQ, k, NULL) == 1 &&
+             (!pad || EVP_PKEY_CTX_set_rsa_padding(pc, pad) > 0) &&
+             (saltlen == -100 || EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, saltlen) > 0) &&
+             EVP_DigestSign(c, sig, sl, m, ml) == 1;
+    EVP_MD_CTX_free(c);
+    return ok;
+}
+
+static void refused(int ok, const char *reason, const char *what, const char *case_)
+{
+    const char *e = pt_error();
+    MT_CHECK(!ok && strstr(e, reason) && strstr(e, "mns"), "%s: %s not refused by mns (%s)", what,
+             case_, e);
+}
+
+static void run_pss_key(size_t bits, int restricted)
+{
+    rsa_test_key t;
+    char what[64];
+    const pt_pss r = {"SHA256", "SHA256", 32}, *pp = restricted ? &r : NULL;
+    rsa_test_key_init(&t);
+    rsa_test_key_random(&t, bits, 2, mt_rand);
+    snprintf(what, sizeof what, "RSA-PSS-%zu%s", bits, restricted ? " restricted" : "");
+    EVP_PKEY *km = pt_rsa_typed_pkey(ctx.mns, PT_MNS_PROPQ, &t, "RSA-PSS", pp),
+             *kd = pt_rsa_typed_pkey(ctx.def, NULL, &t, "RSA-PSS", pp);
+    MT_CHECK(km && kd, "%s: fromdata: %s", what, pt_error());
+    if (km && kd) {
+        unsigned char m[200], sig[1100], dg[32] = {0};
+        size_t sl = sizeof sig, ml = 1 + mt_below(sizeof m);
+        random_bytes(m, ml);
+        MT_CHECK(pss_sign_with(km, "SHA256", 0, -100, sig, &sl, m, ml) &&
+                     digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, sl),
+                 "%s: mns signs, default verifies: %s", what, pt_error());
+        sl = sizeof sig;
+        MT_CHECK(digest_sign(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, &sl) &&
+                     digest_verify(km, ctx.mns, PT_MNS_PROPQ, "SHA256", 1, m, ml, sig, sl),
+                 "%s: default signs, mns verifies: %s", what, pt_error());
+        sl = sizeof sig;
+        refused(pss_sign_with(km, "SHA256", RSA_PKCS1_PADDING, -100, sig, &sl, m, ml),
+                "operation not supported", what, "PKCS#1 v1.5");
+        sl = sizeof sig;
+        refused(pkey_sign(km, ctx.mns, PT_MNS_PROPQ, "SHA256", 0, dg, sizeof dg, sig, &sl),
+                "operation not supported", what, "EVP_PKEY_sign PKCS#1 v1.5");
+        size_t dl = sizeof sig;
+        refused(decrypt(km, ctx.mns, PT_MNS_PROPQ, RSA_PKCS1_OAEP_PADDING, "SHA256", sig,
+                        (bits + 7) / 8, m, &dl, 0),
+                "operation not supported", what, "decryption");
+        if (restricted) {
+            sl = sizeof sig;
+            refused(pss_sign_with(km, "SHA512", 0, -100, sig, &sl, m, ml), "invalid parameter", what,
+                    "SHA-512");
+            sl = sizeof sig;
+            refused(pss_sign_with(km, "SHA256", 0, 16, sig, &sl, m, ml), "invalid parameter", what,
+                    "a 16-byte salt");
+        }
+        /* on to the full mns_rsa context (restricted to PSS too) */
+        int rounds = 0, ok = 1;
+        while (ok && rounds < MAX_ROUNDS && strncmp(backend(km), "rsa ", 4) != 0) {
+            sl = sizeof sig;
+            ok = pss_sign_with(km, "SHA256", 0, -100, sig, &sl, m, ml) &&
+                 digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, sl);
+            rounds++;
+            sleep_ms(20);
+        }
+        MT_CHECK(ok && strncmp(backend(km), "rsa ", 4) == 0, "%s: on %s after %d rounds: %s", what,
+                 backend(km), rounds, pt_error());
+        sl = sizeof sig;
+        MT_CHECK(pss_sign_with(km, "SHA256", 0, -100, sig, &sl, m, ml) &&
+                     digest_verify(kd, ctx.def, NULL, "SHA256", 1, m, ml, sig, sl),
+                 "%s: full key signs, default verifies: %s", what, pt_error());
+        sl = sizeof sig;
+        refused(pss_sign_with(km, "SHA256", RSA_PKCS1_PADDING, -100, sig, &sl, m, ml),
+                "operation not supported", what, "PKCS#1 v1.5 on the full key");
+        dup_round(km, kd, what, 1);
+        EVP_PKEY *kc = EVP_PKEY_dup(km);
+        sl = sizeof sig;
+        refused(kc && pss_sign_with(kc, "SHA256", RSA_PKCS1_PADDING, -100, sig, &sl, m, ml),
+                "operation not supported", what, "PKCS#1 v1.5 with the dup");
+        EVP_PKEY_free(kc);
+        printf("%s: signed, verified, refused what it must\n", what);
+    }
+    EVP_PKEY_free(km);
+    EVP_PKEY_free(kd);
+    rsa_test_key_clear(&t);
 }
 
 int main(void)
@@ -195,6 +327,8 @@ int main(void)
     run_key(3072, 3);
     if (mt_scale() >= 1)
         run_key(4096, 2);
+    run_pss_key(2048, 0);
+    run_pss_key(2048, 1);
     pt_close(&ctx);
     return mt_finish();
 }
