@@ -17,13 +17,13 @@ around every C call.
 __version__ = "0.1.0"
 
 from ._field import Element, Field, Vector
-from ._errors import InvalidArgumentError, MNSError, NotSupportedError
+from ._errors import InvalidArgumentError, MNSError, NotInvertibleError, NotSupportedError
 from ._mns import ffi as _ffi, lib as _lib
 from . import pmns
 from .rsa import RSA
 
-__all__ = ["__version__", "Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError", "NotSupportedError",
-           "version", "cpu_features", "is_probable_prime"]
+__all__ = ["__version__", "Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError",
+           "NotInvertibleError", "NotSupportedError", "version", "cpu_features", "is_probable_prime"]
 
 
 def version():

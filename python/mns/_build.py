@@ -97,6 +97,8 @@ int mnspy_rsa_private(const mns_rsa *key, unsigned char *out, const unsigned cha
                       int threads);
 int mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *hash,
                           const unsigned char *digest, size_t digest_len, int threads);
+int mns_rsa_sign_pkcs1v15_n(const mns_rsa *key, unsigned char *sig, const char *hash,
+                            const unsigned char *digest, size_t digest_len, size_t count, int threads);
 size_t mns_rsa_bytes(const mns_rsa *key);
 int mns_rsa_primes(const mns_rsa *key);
 const char *mns_rsa_describe(const mns_rsa *key);

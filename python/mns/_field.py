@@ -1,6 +1,7 @@
 """Field, Element and Vector: the types of mns._ext (the CPython C API),
 with the methods that are not on the hot path."""
 import operator
+import os
 
 from . import _ext
 
@@ -36,6 +37,19 @@ class Field(_ext.Field):
         """64-bit words of a canonical value (of p): the layout of
         Vector buffers and Vector.words()."""
         return (self.p.bit_length() + 63) // 64
+
+    def random(self):
+        """A random element, for secrets too: p's byte length plus 16 bytes of
+        os.urandom reduced mod p by from_bytes (constant time), so its
+        distribution is within 2^-128 of uniform (statistical distance)."""
+        return self.from_bytes(os.urandom(self.pbytes + 16))
+
+    def powm_n(self, bases, exponents, threads=1):
+        """bases[i] ** e for every base, e one integer >= 0 for all or one
+        per base: one call of the batch exponentiation mns_field_powm_n
+        (constant time for the largest exponent length), without the GIL,
+        split over threads when asked. A Vector (list() of it: elements)."""
+        return _ext.Vector(self, bases).powm(exponents, threads=threads)
 
     def vector(self, values):
         """A Vector of these values: a sequence of integers or elements, or a
