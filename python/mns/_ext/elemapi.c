@@ -12,9 +12,10 @@
 
 #include <string.h>
 
-int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a)
+/* r <- a^-1: constant time, or with var mns_field_inv_var (public a) */
+int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a, int var)
 {
-    mns_status st = mns_field_inv(F->f, r, a);
+    mns_status st = (var ? mns_field_inv_var : mns_field_inv)(F->f, r, a);
     if (st == MNS_OK)
         return 0;
     mnspy_status_error_as(st, st == MNS_ERANGE ? MnsNotInvertible : st == MNS_ENOTSUP
@@ -93,7 +94,7 @@ PyObject *mnspy_elem_inv(ElementObject *a, PyObject *unused)
 {
     (void)unused;
     ElementObject *r = mnspy_elem_new(a->field);
-    if (r && mnspy_inverse(a->field, r->w, a->w) < 0)
+    if (r && mnspy_inverse(a->field, r->w, a->w, 0) < 0)
         Py_CLEAR(r);
     return (PyObject *)r;
 }

@@ -96,7 +96,7 @@ enum { OP_MUL, OP_ADD, OP_SUB, OP_DIV };
  * ZeroDivisionError and a ValueError) when b has none. */
 static int divide(FieldObject *F, ElementObject *r, const operand *x, const operand *y)
 {
-    if (mnspy_inverse(F, r->w, y->w) < 0)
+    if (mnspy_inverse(F, r->w, y->w, 0) < 0)
         return -1;
     mns_field_mul(F->f, r->w, x->w, r->w);
     return 0;
@@ -168,7 +168,8 @@ int mnspy_powm_words(FieldObject *F, uint64_t *r, const uint64_t *a, const uint6
 }
 
 /* r <- a^e for an element a and an integer e of any sign: a negative e is
- * the inverse (constant time, mns_field_inv) raised to -e. */
+ * the inverse (constant time, mns_field_inv; with var, for public values,
+ * mns_field_inv_var) raised to -e. */
 int mnspy_elem_power(ElementObject *a, PyObject *e, ElementObject *r, int var)
 {
     FieldObject *F = a->field;
@@ -190,7 +191,7 @@ int mnspy_elem_power(ElementObject *a, PyObject *e, ElementObject *r, int var)
     operand_elem(&x, a);
     int rc = operand_tighten(F, &x);
     if (rc == 0 && sign < 0) {
-        rc = mnspy_inverse(F, r->w, x.w);
+        rc = mnspy_inverse(F, r->w, x.w, var);
         /* e = -1: the inverse is the answer */
         if (rc == 0 && !(n == 1 && w[0] == 1))
             rc = mnspy_powm_words(F, r->w, r->w, w, n, var);

@@ -95,7 +95,7 @@ uint64_t *mnspy_canon_words(ElementObject *a, uint64_t *buf);
 int mnspy_elem_power(ElementObject *a, PyObject *e, ElementObject *r, int var);
 
 /* elemapi.c: the constant-time element API of mns.h on elements */
-int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a);
+int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a, int var);
 PyObject *mnspy_elem_bytes(ElementObject *a, PyObject *unused);
 PyObject *mnspy_elem_to_bytes(ElementObject *a, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames);
