@@ -45,6 +45,7 @@ void mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a);
 void mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a);
+void mns_field_mul_n(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count);
 
 int mnspy_field_new(mns_field **f, const unsigned char *p, size_t len, const char *spec);
 int mnspy_set(const mns_field *f, uint64_t *r, const unsigned char *a, size_t len, int negative);

@@ -164,6 +164,25 @@ def table(sizes=DEFAULT_SIZES, backend="auto", seconds=0.2, seed=1, out=print):
             out(line)
 
 
+def _c_floor(p, backend, xs, ys):
+    """The same products as one C call on arrays made beforehand (through the
+    cffi module: its own field of p): what a Vector call cannot go below."""
+    from ._field import _to_bytes
+    from ._mns import ffi, lib
+    from ._errors import check
+    fp = ffi.new("mns_field **")
+    pb = _to_bytes(p)
+    check(lib.mnspy_field_new(fp, pb, len(pb), backend.encode()))
+    f = ffi.gc(fp[0], lib.mns_field_free)
+    L, n = lib.mns_field_limbs(f), len(xs)
+    ca, cb, cr = (ffi.new("uint64_t[]", n * L) for _ in range(3))
+    for arr, vals in ((ca, xs), (cb, ys)):
+        for i, v in enumerate(vals):
+            b = _to_bytes(v)
+            check(lib.mnspy_set(f, arr + i * L, b, len(b), 0))
+    return dict(mul_n=lib.mns_field_mul_n, cf=f, ca=ca, cb=cb, cr=cr, n=n)
+
+
 def vector_table(bits=256, n=100_000, backend="auto", seed=2, out=print):
     """n products of `bits`-bit elements: one Vector call against the loops."""
     gmpy2, _ = _comparators()
@@ -179,6 +198,8 @@ def vector_table(bits=256, n=100_000, backend="auto", seed=2, out=print):
     rows = [("loop over mns elements: [a * b for a, b in zip(A, B)]", "[a * b for a, b in zip(A, B)]"),
             ("Vector: V.mul(W)", "V.mul(W)"),
             ("Vector: V.mul(W, threads=2)", "V.mul(W, threads=2)")]
+    env.update(_c_floor(p, backend, xs, ys))
+    rows.append(("C: mns_field_mul_n on preallocated arrays", "mul_n(cf, cr, ca, cb, n)"))
     if gmpy2:
         env.update(G=[gmpy2.mpz(x) for x in xs], H=[gmpy2.mpz(y) for y in ys], p=gmpy2.mpz(p))
         rows.append(("loop over gmpy2: [a * b % p for a, b in zip(G, H)]", "[a * b % p for a, b in zip(G, H)]"))
