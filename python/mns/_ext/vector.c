@@ -250,9 +250,14 @@ static PyObject *method_unary(VectorObject *v, PyObject *args, PyObject *kw, int
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", names, &t))
         return NULL;
     int threads = parse_threads(t);
+    if (threads < 0)
+        return NULL;
+    if (op == MNSPY_INV && !v->field->api) /* else every element would read as not invertible */
+        return mnspy_raise(MnsNotSupported, MNS_ENOTSUP, "inv: the constant-time API does not "
+                           "serve this field (docs/field-api.md)");
     mnspy_job j = {0};
     j.op = op;
-    return threads < 0 ? NULL : run_into_new(v, &j, threads);
+    return run_into_new(v, &j, threads);
 }
 
 static PyObject *vec_sqr(VectorObject *v, PyObject *a, PyObject *k) { return method_unary(v, a, k, MNSPY_SQR); }
