@@ -26,9 +26,10 @@ class Field(_ext.Field):
     backend ("auto", "mont", "pmns-ifma", "rns-ifma", "mpart:k=4", ...).
 
     F(x) is the element x mod p (x an int, or anything with __index__ such
-    as gmpy2.mpz). Elements are immutable and tight: after + and - the
-    element is reduced, so any mix of operations is valid whatever the
-    backend's delta. Elements of different fields do not mix (ValueError)."""
+    as gmpy2.mpz). Elements are immutable; sums stay loose only while a
+    product accepts them, so any mix of operations is valid whatever the
+    backend's delta. Elements of different fields do not mix (ValueError);
+    F.from_bytes(b) and F.random() make elements from bytes."""
 
     __slots__ = ()
 
