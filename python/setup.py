@@ -122,8 +122,9 @@ def build_c_library(src, build):
 
 class BuildExt(build_ext):
     """Builds the C library, then every extension against it: each gets the
-    public headers, src/ (the internal headers), libmns.a and the libraries
-    libmns.a needs, so an extension added to ext_modules needs nothing more."""
+    public headers (include/ only: the extensions use the public API),
+    libmns.a and the libraries libmns.a needs, so an extension added to
+    ext_modules needs nothing more."""
 
     def run(self):
         src, build = os.environ["MNS_SOURCE_DIR"], os.environ["MNS_BUILD_DIR"]
@@ -133,9 +134,9 @@ class BuildExt(build_ext):
         elif not os.path.isfile(lib):
             sys.exit(f"mns: MNS_BUILD_DIR={build} has no libmns.a (make build first)")
         for ext in self.extensions:
-            for d in (os.path.join(src, "include"), os.path.join(src, "src")):
-                if d not in ext.include_dirs:
-                    ext.include_dirs.append(d)
+            d = os.path.join(src, "include")
+            if d not in ext.include_dirs:
+                ext.include_dirs.append(d)
             if lib not in ext.extra_objects:
                 ext.extra_objects.append(lib)
                 ext.depends.append(lib)
@@ -182,7 +183,8 @@ class SDist(sdist):
 EXT = "mns/_ext"
 ELEMENTS = Extension(
     "mns._ext",
-    sources=[f"{EXT}/{name}.c" for name in ("module", "convert", "field", "element", "vector", "vecops")],
+    sources=[f"{EXT}/{name}.c" for name in ("module", "convert", "field", "element", "elemapi", "vector",
+                                                 "vecops")],
     depends=[f"{EXT}/ext.h", f"{EXT}/vecops.h"],
     extra_compile_args=["-std=gnu17", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                         "-Wno-cast-function-type"],

@@ -5,25 +5,25 @@
     >>> int(F(3) ** 100) == pow(3, 100, 2**255 - 19)
     True
 
-A Field wraps one mns_field (one modulus, one backend). Elements are kept
-tight: after + and - the Python layer reduces, so any mix of operations is
-valid whatever the backend's delta. mns.pmns generates, saves and loads PMNS
-parameter sets; mns.RSA signs with RSA-CRT keys read from PEM/DER files.
-Long calls (field creation, which may generate PMNS parameters,
-exponentiation, generation, RSA) run without the GIL: cffi releases it
-around every C call.
+A Field wraps one mns_field (one modulus, one backend); its elements (+ - *
+/ **, inv, sqrt, to_bytes, ...) and Vectors of them are types of the
+compiled extension mns._ext, and any mix of operations is valid whatever the
+backend's delta. mns.pmns generates, saves and loads PMNS parameter sets;
+mns.RSA signs with RSA-CRT keys read from PEM/DER files. Long calls (field
+creation, which may generate PMNS parameters, exponentiation, Vector
+operations, generation, RSA) run without the GIL.
 """
 # the package's version, the same as the C library's (CMakeLists.txt)
 __version__ = "0.1.0"
 
 from ._field import Element, Field, Vector
-from ._errors import InvalidArgumentError, MNSError, NotSupportedError
+from ._errors import InvalidArgumentError, MNSError, NotInvertibleError, NotSupportedError
 from ._mns import ffi as _ffi, lib as _lib
 from . import pmns
 from .rsa import RSA
 
-__all__ = ["__version__", "Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError", "NotSupportedError",
-           "version", "cpu_features", "is_probable_prime"]
+__all__ = ["__version__", "Field", "Element", "Vector", "RSA", "pmns", "MNSError", "InvalidArgumentError",
+           "NotInvertibleError", "NotSupportedError", "version", "cpu_features", "is_probable_prime"]
 
 
 def version():

@@ -1,6 +1,7 @@
 from . import pmns as pmns
 from ._errors import InvalidArgumentError as InvalidArgumentError
 from ._errors import MNSError as MNSError
+from ._errors import NotInvertibleError as NotInvertibleError
 from ._errors import NotSupportedError as NotSupportedError
 from ._field import Element as Element
 from ._field import Field as Field

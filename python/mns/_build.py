@@ -45,6 +45,7 @@ void mns_field_sqr(const mns_field *f, uint64_t *r, const uint64_t *a);
 void mns_field_add(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_field_sub(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_field_reduce(const mns_field *f, uint64_t *r, const uint64_t *a);
+void mns_field_mul_n(const mns_field *f, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count);
 
 int mnspy_field_new(mns_field **f, const unsigned char *p, size_t len, const char *spec);
 int mnspy_set(const mns_field *f, uint64_t *r, const unsigned char *a, size_t len, int negative);
@@ -97,6 +98,8 @@ int mnspy_rsa_private(const mns_rsa *key, unsigned char *out, const unsigned cha
                       int threads);
 int mns_rsa_sign_pkcs1v15(const mns_rsa *key, unsigned char *sig, const char *hash,
                           const unsigned char *digest, size_t digest_len, int threads);
+int mns_rsa_sign_pkcs1v15_n(const mns_rsa *key, unsigned char *sig, const char *hash,
+                            const unsigned char *digest, size_t digest_len, size_t count, int threads);
 size_t mns_rsa_bytes(const mns_rsa *key);
 int mns_rsa_primes(const mns_rsa *key);
 const char *mns_rsa_describe(const mns_rsa *key);

@@ -14,6 +14,12 @@ class InvalidArgumentError(MNSError, ValueError):
     """MNS_EINVAL / MNS_ERANGE / MNS_EPARSE: bad input."""
 
 
+class NotInvertibleError(MNSError, ZeroDivisionError, ValueError):
+    """MNS_ERANGE of an inversion: the element has no inverse (0, or a common
+    factor with a composite modulus). Both a ZeroDivisionError (what x / 0
+    raises in Python) and a ValueError (what pow(0, -1, p) raises)."""
+
+
 class NotSupportedError(MNSError):
     """MNS_ENOTSUP: the backend cannot serve this modulus or this CPU."""
 

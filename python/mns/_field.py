@@ -1,6 +1,7 @@
 """Field, Element and Vector: the types of mns._ext (the CPython C API),
 with the methods that are not on the hot path."""
 import operator
+import os
 
 from . import _ext
 
@@ -25,9 +26,10 @@ class Field(_ext.Field):
     backend ("auto", "mont", "pmns-ifma", "rns-ifma", "mpart:k=4", ...).
 
     F(x) is the element x mod p (x an int, or anything with __index__ such
-    as gmpy2.mpz). Elements are immutable and tight: after + and - the
-    element is reduced, so any mix of operations is valid whatever the
-    backend's delta. Elements of different fields do not mix (ValueError)."""
+    as gmpy2.mpz). Elements are immutable; sums stay loose only while a
+    product accepts them, so any mix of operations is valid whatever the
+    backend's delta. Elements of different fields do not mix (ValueError);
+    F.from_bytes(b) and F.random() make elements from bytes."""
 
     __slots__ = ()
 
@@ -36,6 +38,19 @@ class Field(_ext.Field):
         """64-bit words of a canonical value (of p): the layout of
         Vector buffers and Vector.words()."""
         return (self.p.bit_length() + 63) // 64
+
+    def random(self):
+        """A random element, for secrets too: p's byte length plus 16 bytes of
+        os.urandom reduced mod p by from_bytes (constant time), so its
+        distribution is within 2^-128 of uniform (statistical distance)."""
+        return self.from_bytes(os.urandom(self.pbytes + 16))
+
+    def powm_n(self, bases, exponents, threads=1):
+        """bases[i] ** e for every base, e one integer >= 0 for all or one
+        per base: one call of the batch exponentiation mns_field_powm_n
+        (constant time for the largest exponent length), without the GIL,
+        split over threads when asked. A Vector (list() of it: elements)."""
+        return _ext.Vector(self, bases).powm(exponents, threads=threads)
 
     def vector(self, values):
         """A Vector of these values: a sequence of integers or elements, or a

@@ -81,3 +81,16 @@ def test_rsa_releases_the_gil(rsa_key):
     sigs = []
     _overlap(lambda: sigs.append(key.sign(b"gil")), calls_per_thread=10)
     assert len(sigs) == 20 and len(set(sigs)) == 1 and key.verify(sigs[0], b"gil")
+
+
+def test_sign_many_releases_the_gil(rsa_key):
+    key = mns.RSA.from_key(rsa_key, threads=1)
+    msgs = [b"gil %d" % i for i in range(8)]
+    t0 = time.monotonic()
+    key.sign_many(msgs)
+    one = max(time.monotonic() - t0, 1e-4)
+    batch = msgs * max(1, int(0.15 / one))                # one call of about 0.15 s
+    sigs = []
+    inside, spans = _overlap(lambda: sigs.append(key.sign_many(batch)))
+    assert inside > 100, (inside, spans)
+    assert sigs[0] == sigs[1] and sigs[0][:8] == [key.sign(m) for m in msgs]

@@ -115,6 +115,15 @@ static void m52_sqr_x2(const void *ctx0, const void *ctx1, uint64_t *r0, const u
     c0->mul_x2(c0, c1, r0, a0, a0, r1, a1, a1);
 }
 
+/* r's words from digit m up to 8 nv: zero, as the representation has them
+ * (the products read whole vectors of their first operand, padding
+ * included); add and sub write them because r may be fresh memory */
+static void zero_padding(const mns_amm52_ctx *c, uint64_t *r)
+{
+    for (size_t j = c->m; j < limbs_of(c); j++)
+        r[j] = 0;
+}
+
 /* a + b < 4p; one masked subtraction of 2p brings it under 2p */
 static void m52_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
@@ -127,6 +136,7 @@ static void m52_add(const void *ctx, uint64_t *r, const uint64_t *a, const uint6
     }
     /* the sum fits m digits: 4p <= R */
     sub_if_ge(c, r, r, c->p2);
+    zero_padding(c, r);
 }
 
 /* a - b > -2p; 2p added back, masked, when it is negative */
@@ -139,6 +149,7 @@ static void m52_sub(const void *ctx, uint64_t *r, const uint64_t *a, const uint6
         r[j] = s & M52;
         carry = s >> 52;
     }
+    zero_padding(c, r);
 }
 
 static void m52_reduce(const void *ctx, uint64_t *r, const uint64_t *a)

@@ -7,15 +7,17 @@
  * entries) go through a read-only mpz over the same words. */
 #include "ext.h"
 
-#include "field/field_internal.h"
+#include <stdarg.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "mns._ext moves integers as little-endian words"
 #endif
 
-PyObject *MnsInvalidArgument, *MnsNotSupported;
+PyObject *MnsInvalidArgument, *MnsNotSupported, *MnsNotInvertible;
 
-PyObject *mnspy_status_error(int status)
+/* Raises cls (an MNSError class: (status, message)) with the library's
+ * message for status; MemoryError for MNS_ENOMEM. Returns NULL. */
+PyObject *mnspy_status_error_as(int status, PyObject *cls)
 {
     const char *reason = mns_last_error(), *text = mns_strerror((mns_status)status);
     PyObject *msg = reason[0] ? PyUnicode_FromFormat("%s: %s", text, reason)
@@ -27,7 +29,6 @@ PyObject *mnspy_status_error(int status)
         Py_DECREF(msg);
         return NULL;
     }
-    PyObject *cls = status == MNS_ENOTSUP ? MnsNotSupported : MnsInvalidArgument;
     PyObject *exc = PyObject_CallFunction(cls, "iO", status, msg);
     Py_DECREF(msg);
     if (exc) {
@@ -35,6 +36,81 @@ PyObject *mnspy_status_error(int status)
         Py_DECREF(exc);
     }
     return NULL;
+}
+
+/* Raises cls(status, the formatted message): an error of the library's
+ * kinds found here before any library call. Returns NULL. */
+PyObject *mnspy_raise(PyObject *cls, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    PyObject *exc = msg ? PyObject_CallFunction(cls, "iN", status, msg) : NULL;
+    if (exc) {
+        PyErr_SetObject(cls, exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+PyObject *mnspy_status_error(int status)
+{
+    return mnspy_status_error_as(status, status == MNS_ENOTSUP ? MnsNotSupported : MnsInvalidArgument);
+}
+
+/* METH_FASTCALL | METH_KEYWORDS arguments by position or name: out[i] is
+ * the argument called names[i], or left as it was when not given. 0, or -1
+ * with TypeError for too many, unknown or repeated arguments. */
+int mnspy_fast_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, PyObject **out, Py_ssize_t nmax)
+{
+    if (nargs > nmax) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)", fname, nmax,
+                     nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        out[i] = args[i];
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        Py_ssize_t i = 0;
+        while (i < nmax && PyUnicode_CompareWithASCIIString(key, names[i]) != 0)
+            i++;
+        if (i == nmax || i < nargs) {
+            PyErr_Format(PyExc_TypeError, i == nmax ? "%s() got an unexpected keyword argument '%U'"
+                                                    : "%s() got multiple values for argument '%U'",
+                         fname, key);
+            return -1;
+        }
+        out[i] = args[nargs + k];
+    }
+    return 0;
+}
+
+/* "big" or "little", as int.to_bytes spells them (ValueError otherwise). */
+int mnspy_byteorder(PyObject *o, mns_order *order)
+{
+    if (!o) {
+        *order = MNS_BIG_ENDIAN;
+        return 0;
+    }
+    if (PyUnicode_Check(o)) {
+        if (PyUnicode_CompareWithASCIIString(o, "big") == 0) {
+            *order = MNS_BIG_ENDIAN;
+            return 0;
+        }
+        if (PyUnicode_CompareWithASCIIString(o, "little") == 0) {
+            *order = MNS_LITTLE_ENDIAN;
+            return 0;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "byteorder must be str, not %.100s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    PyErr_SetString(PyExc_ValueError, "byteorder must be either 'little' or 'big'");
+    return -1;
 }
 
 int mnspy_long_sign(PyObject *x)
@@ -134,10 +210,10 @@ static int set_canonical(FieldObject *F, uint64_t *out, const mp_limb_t *v, size
     }
     memcpy(w, v, n * 8);
     memset(w + n, 0, (F->pwords - n) * 8);
-    mns_field_set_words(F->f, out, w, F->pwords);
+    mns_status st = mns_field_set_words(F->f, out, w, F->pwords);
     if (w != stack)
         PyMem_Free(w);
-    return 0;
+    return st == MNS_OK ? 0 : (mnspy_status_error(st), -1);
 }
 
 /* out <- the element of sign * w (n words). A value in [0, p) goes in by
@@ -151,13 +227,13 @@ int mnspy_set_words_or_mpz(FieldObject *F, uint64_t *out, const uint64_t *w, siz
         top--;
     const int below_p = sign >= 0 && top <= F->pwords &&
                         (top < F->pwords || mpn_cmp((const mp_limb_t *)w, mpz_limbs_read(F->p), top) < 0);
-    if (F->words_io && below_p && n >= F->pwords) {
-        mns_field_set_words(F->f, out, w, F->pwords);
-        return 0;
+    if (F->api && below_p && n >= F->pwords) {
+        mns_status st = mns_field_set_words(F->f, out, w, F->pwords);
+        return st == MNS_OK ? 0 : (mnspy_status_error(st), -1);
     }
     mpz_t z;
     mpz_roinit_n(z, (const mp_limb_t *)w, sign < 0 ? -(mp_size_t)top : (mp_size_t)top);
-    if (F->words_io) {
+    if (F->api) {
         mpz_mod(F->scratch, z, F->p);
         return set_canonical(F, out, mpz_limbs_read(F->scratch), mpz_size(F->scratch));
     }
@@ -217,7 +293,7 @@ int mnspy_int_to_elem(FieldObject *F, PyObject *x, uint64_t *out)
 /* out (F->pwords words) <- the canonical value of the tight element a. */
 int mnspy_canon(FieldObject *F, const uint64_t *a, uint64_t *out)
 {
-    if (F->words_io) {
+    if (F->api) {
         mns_field_get_words(F->f, out, a, F->pwords);
         return 0;
     }
@@ -234,12 +310,10 @@ int mnspy_canon(FieldObject *F, const uint64_t *a, uint64_t *out)
 
 ElementObject *mnspy_elem_new(FieldObject *F)
 {
+    /* not zeroed: every call that makes an element writes all its words */
     ElementObject *e = PyObject_NewVar(ElementObject, &MnsElement_Type, (Py_ssize_t)F->limbs);
     if (!e)
         return NULL;
-    /* zeroed: some backends (mont-ifma) write only the digits they use in
-     * add/sub and read the padding words back in their products */
-    memset(e->w, 0, F->limbs * 8);
     Py_INCREF(F);
     e->field = F;
     e->hash = -1;

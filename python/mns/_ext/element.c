@@ -3,11 +3,10 @@
  * __index__); elements of another field raise ValueError, other types give
  * NotImplemented (so Python raises TypeError). Products and powers are
  * tight; sums and differences stay loose while a product accepts them (see
- * addsub), and whatever needs the value (int, ==, hash, bytes, the inverse)
- * reduces a copy first. */
+ * addsub), and whatever needs the value (int, ==, hash, bytes) reduces a
+ * copy first. The calls of the constant-time element API (inverse, square
+ * root, bytes) are in elemapi.c. */
 #include "ext.h"
-
-#include "field/field_internal.h"
 
 /* An operand's words: the element's own, or an integer converted into buf
  * (heap when buf is too small; free with operand_done); k as in
@@ -53,7 +52,6 @@ static int operand_get(FieldObject *F, PyObject *x, operand *op)
     uint64_t *w = operand_space(F, op);
     if (!w)
         return -1;
-    memset(w, 0, F->limbs * 8); /* see mnspy_elem_new */
     op->w = w;
     return mnspy_int_to_elem(F, x, w);
 }
@@ -92,7 +90,17 @@ static int addsub(FieldObject *F, ElementObject *r, operand *x, operand *y, int 
     return 0;
 }
 
-enum { OP_MUL, OP_ADD, OP_SUB };
+enum { OP_MUL, OP_ADD, OP_SUB, OP_DIV };
+
+/* a / b = a * b^-1 (the constant-time inverse); NotInvertibleError (a
+ * ZeroDivisionError and a ValueError) when b has none. */
+static int divide(FieldObject *F, ElementObject *r, const operand *x, const operand *y)
+{
+    if (mnspy_inverse(F, r->w, y->w, 0) < 0)
+        return -1;
+    mns_field_mul(F->f, r->w, x->w, r->w);
+    return 0;
+}
 
 static PyObject *binary(PyObject *a, PyObject *b, int op)
 {
@@ -108,7 +116,10 @@ static PyObject *binary(PyObject *a, PyObject *b, int op)
     }
     ElementObject *r = mnspy_elem_new(F);
     if (r) {
-        if (op != OP_MUL) {
+        if (op == OP_DIV) {
+            if (divide(F, r, &x, &y) < 0)
+                Py_CLEAR(r);
+        } else if (op != OP_MUL) {
             if (addsub(F, r, &x, &y, op == OP_SUB) < 0)
                 Py_CLEAR(r);
         } else if (a == b)
@@ -124,6 +135,7 @@ static PyObject *binary(PyObject *a, PyObject *b, int op)
 static PyObject *elem_mul(PyObject *a, PyObject *b) { return binary(a, b, OP_MUL); }
 static PyObject *elem_add(PyObject *a, PyObject *b) { return binary(a, b, OP_ADD); }
 static PyObject *elem_sub(PyObject *a, PyObject *b) { return binary(a, b, OP_SUB); }
+static PyObject *elem_div(PyObject *a, PyObject *b) { return binary(a, b, OP_DIV); }
 
 static PyObject *elem_neg(ElementObject *a)
 {
@@ -139,54 +151,55 @@ static PyObject *elem_neg(ElementObject *a)
 
 static PyObject *elem_pos(ElementObject *a) { return Py_NewRef(a); }
 
-/* r <- a^e, e >= 0 given as en words; without the GIL. The scratch of the
- * exponentiation is on the stack up to 16 KiB. */
-int mnspy_powm_words(FieldObject *F, uint64_t *r, const uint64_t *a, const uint64_t *e, size_t en)
+/* r <- a^e, e >= 0 given as en words, without the GIL: the library's
+ * constant-time exponentiation (its window table on the C stack), or with
+ * var the sliding window of mns_field_powm_var for a public e. */
+int mnspy_powm_words(FieldObject *F, uint64_t *r, const uint64_t *a, const uint64_t *e, size_t en,
+                     int var)
 {
     while (en && !e[en - 1])
         en--;
     mpz_t z;
     mpz_roinit_n(z, (const mp_limb_t *)e, (mp_size_t)en);
-    size_t need = mns_field_powm_scratch_words(F->f, mpz_sizeinbase(z, 2));
-    uint64_t stack[2048], *scratch = stack;
-    if (need > 2048 && !(scratch = PyMem_RawMalloc(need * 8))) {
-        PyErr_NoMemory();
-        return -1;
-    }
     Py_BEGIN_ALLOW_THREADS
-    mns_field_powm_scratch(F->f, r, a, z, scratch);
+    (var ? mns_field_powm_var : mns_field_powm)(F->f, r, a, z);
     Py_END_ALLOW_THREADS
-    if (scratch != stack)
-        PyMem_RawFree(scratch);
     return 0;
 }
 
-/* r <- a^-1 through GMP's inverse of the canonical value (variable time,
- * like Python's pow(a, -1, p)); ValueError when a has none. */
-int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a)
+/* r <- a^e for an element a and an integer e of any sign: a negative e is
+ * the inverse (constant time, mns_field_inv; with var, for public values,
+ * mns_field_inv_var) raised to -e. */
+int mnspy_elem_power(ElementObject *a, PyObject *e, ElementObject *r, int var)
 {
-    uint64_t stack[MNSPY_STACK_WORDS], *c = stack;
-    if (F->pwords > MNSPY_STACK_WORDS && !(c = PyMem_Malloc(F->pwords * 8))) {
-        PyErr_NoMemory();
+    FieldObject *F = a->field;
+    if (Element_Check(e) || !(PyLong_Check(e) || PyIndex_Check(e))) {
+        PyErr_Format(PyExc_TypeError, "exponent must be an integer, not %.100s", Py_TYPE(e)->tp_name);
         return -1;
     }
-    int rc = mnspy_canon(F, a, c);
-    if (rc == 0) {
-        mpz_t z;
-        mpz_roinit_n(z, (const mp_limb_t *)c, (mp_size_t)F->pwords);
-        if (!mpz_invert(F->scratch, z, F->p)) {
-            PyErr_SetString(PyExc_ValueError, "base is not invertible for the given modulus");
-            rc = -1;
-        } else {
-            /* the inverse is below p: its words, padded, go in as any value */
-            size_t n = mpz_size(F->scratch);
-            memcpy(c, mpz_limbs_read(F->scratch), n * 8);
-            memset(c + n, 0, (F->pwords - n) * 8);
-            rc = mnspy_set_words_or_mpz(F, r, c, F->pwords, 1);
-        }
-    }
-    if (c != stack)
-        PyMem_Free(c);
+    PyObject *ei = PyNumber_Index(e);
+    if (!ei)
+        return -1;
+    uint64_t stack[MNSPY_STACK_WORDS];
+    size_t n = 0;
+    int sign = 0;
+    uint64_t *w = mnspy_int_words(ei, &n, &sign, stack, 0);
+    Py_DECREF(ei);
+    if (!w)
+        return -1;
+    operand x;
+    operand_elem(&x, a);
+    int rc = operand_tighten(F, &x);
+    if (rc == 0 && sign < 0) {
+        rc = mnspy_inverse(F, r->w, x.w, var);
+        /* e = -1: the inverse is the answer */
+        if (rc == 0 && !(n == 1 && w[0] == 1))
+            rc = mnspy_powm_words(F, r->w, r->w, w, n, var);
+    } else if (rc == 0)
+        rc = mnspy_powm_words(F, r->w, x.w, w, n, var);
+    operand_done(&x);
+    if (w != stack)
+        PyMem_Free(w);
     return rc;
 }
 
@@ -196,46 +209,15 @@ static PyObject *elem_pow(PyObject *a, PyObject *e, PyObject *mod)
         return Py_NewRef(Py_NotImplemented);
     if (mod != Py_None)
         return PyErr_Format(PyExc_TypeError, "pow() with a modulus: the field already has one");
-    if (Element_Check(e) || !(PyLong_Check(e) || PyIndex_Check(e)))
-        return PyErr_Format(PyExc_TypeError, "exponent must be an integer, not %.100s",
-                            Py_TYPE(e)->tp_name);
-    FieldObject *F = ((ElementObject *)a)->field;
-    PyObject *ei = PyNumber_Index(e);
-    if (!ei)
-        return NULL;
-    uint64_t stack[MNSPY_STACK_WORDS];
-    size_t n = 0;
-    int sign = 0;
-    uint64_t *w = mnspy_int_words(ei, &n, &sign, stack, 0);
-    Py_DECREF(ei);
-    if (!w)
-        return NULL;
-    ElementObject *r = mnspy_elem_new(F);
-    operand x;
-    operand_elem(&x, (ElementObject *)a);
-    if (r && operand_tighten(F, &x) < 0)
+    ElementObject *r = mnspy_elem_new(((ElementObject *)a)->field);
+    if (r && mnspy_elem_power((ElementObject *)a, e, r, 0) < 0)
         Py_CLEAR(r);
-    const uint64_t *base = x.w;
-    uint64_t *inv = NULL;
-    if (r && sign < 0) {
-        if (!(inv = PyMem_Calloc(F->limbs, 8)))
-            PyErr_NoMemory();
-        if (!inv || mnspy_inverse(F, inv, base) < 0)
-            Py_CLEAR(r);
-        base = inv;
-    }
-    if (r && mnspy_powm_words(F, r->w, base, w, n) < 0)
-        Py_CLEAR(r);
-    PyMem_Free(inv);
-    operand_done(&x);
-    if (w != stack)
-        PyMem_Free(w);
     return (PyObject *)r;
 }
 
 /* The canonical words of a, in buf when they fit (else heap, freed by the
  * caller when it is not buf); NULL on error. */
-static uint64_t *canon_words(ElementObject *a, uint64_t *buf)
+uint64_t *mnspy_canon_words(ElementObject *a, uint64_t *buf)
 {
     FieldObject *F = a->field;
     uint64_t *c = F->pwords <= MNSPY_STACK_WORDS ? buf : PyMem_Malloc(F->pwords * 8);
@@ -257,7 +239,7 @@ static uint64_t *canon_words(ElementObject *a, uint64_t *buf)
 
 static PyObject *elem_int(ElementObject *a)
 {
-    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(a, buf);
+    uint64_t buf[MNSPY_STACK_WORDS], *c = mnspy_canon_words(a, buf);
     if (!c)
         return NULL;
     PyObject *r = mnspy_words_to_int(c, a->field->pwords);
@@ -268,7 +250,7 @@ static PyObject *elem_int(ElementObject *a)
 
 static int elem_bool(ElementObject *a)
 {
-    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(a, buf);
+    uint64_t buf[MNSPY_STACK_WORDS], *c = mnspy_canon_words(a, buf);
     if (!c)
         return -1;
     uint64_t any = 0;
@@ -284,6 +266,7 @@ static PyNumberMethods elem_number = {
     .nb_subtract = elem_sub,
     .nb_multiply = elem_mul,
     .nb_power = elem_pow,
+    .nb_true_divide = elem_div,
     .nb_negative = (unaryfunc)elem_neg,
     .nb_positive = (unaryfunc)elem_pos,
     .nb_bool = (inquiry)elem_bool,
@@ -304,7 +287,7 @@ static int equals(FieldObject *F, operand *x, operand *y)
         Py_XDECREF(d);
         return -1;
     }
-    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(d, buf);
+    uint64_t buf[MNSPY_STACK_WORDS], *c = mnspy_canon_words(d, buf);
     int eq = -1;
     if (c) {
         uint64_t any = 0;
@@ -351,7 +334,7 @@ static Py_hash_t elem_hash(ElementObject *a)
 {
     if (a->hash != -1)
         return a->hash;
-    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(a, buf);
+    uint64_t buf[MNSPY_STACK_WORDS], *c = mnspy_canon_words(a, buf);
     if (!c)
         return -1;
     uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)(uintptr_t)a->field;
@@ -384,31 +367,6 @@ static PyObject *elem_str(ElementObject *a)
     return r;
 }
 
-/* bytes(x): the canonical value, big-endian, in the byte length of p. */
-static PyObject *elem_bytes(ElementObject *a, PyObject *unused)
-{
-    (void)unused;
-    FieldObject *F = a->field;
-    uint64_t buf[MNSPY_STACK_WORDS], *c = canon_words(a, buf);
-    if (!c)
-        return NULL;
-    size_t len = (F->pbits + 7) / 8;
-    PyObject *r = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
-    if (r) {
-        /* the words in reverse order, each byte-swapped: big-endian in place */
-        const size_t n = F->pwords;
-        for (size_t i = 0; i < (n + 1) / 2; i++) {
-            uint64_t lo = c[i], hi = c[n - 1 - i];
-            c[i] = __builtin_bswap64(hi);
-            c[n - 1 - i] = __builtin_bswap64(lo);
-        }
-        memcpy(PyBytes_AS_STRING(r), (const unsigned char *)c + (n * 8 - len), len);
-    }
-    if (c != buf)
-        PyMem_Free(c);
-    return r;
-}
-
 /* pickle: the field (pickled once per pickle) and the value */
 static PyObject *elem_reduce(ElementObject *a, PyObject *unused)
 {
@@ -432,7 +390,19 @@ static PyObject *elem_get_field(ElementObject *a, void *c)
 }
 
 static PyMethodDef elem_methods[] = {
-    {"__bytes__", (PyCFunction)elem_bytes, METH_NOARGS, "the canonical value, big-endian"},
+    {"__bytes__", (PyCFunction)mnspy_elem_bytes, METH_NOARGS,
+     "the canonical value, big-endian, in the byte length of p"},
+    {"to_bytes", (PyCFunction)(void (*)(void))mnspy_elem_to_bytes, METH_FASTCALL | METH_KEYWORDS,
+     "to_bytes(length=None, byteorder='big'): the canonical value in length bytes "
+     "(None: the byte length of p); constant time"},
+    {"inv", (PyCFunction)mnspy_elem_inv, METH_NOARGS,
+     "the inverse (constant time); NotInvertibleError (ZeroDivisionError, ValueError) if none"},
+    {"sqrt", (PyCFunction)mnspy_elem_sqrt, METH_NOARGS,
+     "a square root (constant time, p prime); ValueError if not a square"},
+    {"legendre", (PyCFunction)mnspy_elem_legendre, METH_NOARGS,
+     "the Legendre symbol (x / p) for a prime p: 0, 1 or -1 (constant time)"},
+    {"pow", (PyCFunction)(void (*)(void))mnspy_elem_pow_method, METH_FASTCALL | METH_KEYWORDS,
+     "pow(e, public=False): x ** e; public=True: variable time in e (sliding window)"},
     {"__reduce__", (PyCFunction)elem_reduce, METH_NOARGS, NULL},
     {"__copy__", (PyCFunction)elem_copy, METH_NOARGS, NULL},
     {"__deepcopy__", (PyCFunction)elem_copy, METH_O, NULL},

@@ -36,7 +36,8 @@ typedef struct {
     int full_reduce;    /* add/sub return tight elements: no reduce after them */
     int kmax;           /* tight summands a product accepts: delta + 1 */
     int unique_tight;   /* one tight form per value: equal values, equal words */
-    int words_io;       /* constant-time set_words / get_words */
+    size_t pbytes;      /* bytes of p, of a canonical value */
+    int api;            /* the constant-time element API serves this field */
     mpz_t p;
     mpz_t scratch;      /* for get_mpz under the GIL (never used without it) */
     uint64_t *zero;     /* the tight element 0 */
@@ -62,13 +63,18 @@ typedef struct {
 } VectorObject;
 
 extern PyTypeObject MnsField_Type, MnsElement_Type, MnsVector_Type;
-extern PyObject *MnsInvalidArgument, *MnsNotSupported;
+extern PyObject *MnsInvalidArgument, *MnsNotSupported, *MnsNotInvertible;
 
 #define Element_Check(o) (Py_TYPE(o) == &MnsElement_Type)
 #define Field_Check(o) PyObject_TypeCheck(o, &MnsField_Type)
 
-/* field.c */
+/* convert.c */
 PyObject *mnspy_status_error(int status);
+PyObject *mnspy_status_error_as(int status, PyObject *cls);
+PyObject *mnspy_raise(PyObject *cls, int status, const char *fmt, ...);
+int mnspy_fast_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, PyObject **out, Py_ssize_t nmax);
+int mnspy_byteorder(PyObject *o, mns_order *order);
 int mnspy_long_sign(PyObject *x);
 int mnspy_int_to_mpz(mpz_t z, PyObject *x);
 int mnspy_int_to_elem(FieldObject *F, PyObject *x, uint64_t *out);
@@ -83,7 +89,22 @@ uint64_t *mnspy_int_words(PyObject *x, size_t *n, int *sign, uint64_t *stack, si
 void mnspy_tight_copy(FieldObject *F, uint64_t *dst, const ElementObject *a);
 
 /* element.c */
-int mnspy_powm_words(FieldObject *F, uint64_t *r, const uint64_t *a, const uint64_t *e, size_t en);
-int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a);
+int mnspy_powm_words(FieldObject *F, uint64_t *r, const uint64_t *a, const uint64_t *e, size_t en,
+                     int var);
+uint64_t *mnspy_canon_words(ElementObject *a, uint64_t *buf);
+int mnspy_elem_power(ElementObject *a, PyObject *e, ElementObject *r, int var);
+
+/* elemapi.c: the constant-time element API of mns.h on elements */
+int mnspy_inverse(FieldObject *F, uint64_t *r, const uint64_t *a, int var);
+PyObject *mnspy_elem_bytes(ElementObject *a, PyObject *unused);
+PyObject *mnspy_elem_to_bytes(ElementObject *a, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames);
+PyObject *mnspy_elem_inv(ElementObject *a, PyObject *unused);
+PyObject *mnspy_elem_sqrt(ElementObject *a, PyObject *unused);
+PyObject *mnspy_elem_legendre(ElementObject *a, PyObject *unused);
+PyObject *mnspy_elem_pow_method(ElementObject *a, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *mnspy_field_from_bytes(FieldObject *F, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
 
 #endif

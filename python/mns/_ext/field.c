@@ -6,18 +6,16 @@
 #include <string.h>
 #include <structmember.h>
 
-#include "field/field_internal.h"
-
 static int field_init_words(FieldObject *F)
 {
     F->limbs = mns_field_limbs(F->f);
     F->pwords = mpz_size(F->p);
     F->pbits = mpz_sizeinbase(F->p, 2);
+    F->pbytes = (F->pbits + 7) / 8;
     const int delta = mns_field_delta(F->f);
     F->full_reduce = delta == INT_MAX;
     /* capped so that the sum of two counts cannot overflow */
     F->kmax = F->full_reduce ? 1 : delta < 0 ? 1 : delta >= (1 << 20) ? (1 << 20) : delta + 1;
-    F->words_io = mns_field_has_set_words(F->f) && mns_field_has_get_words(F->f);
     /* mont keeps every element fully reduced, a R mod p in [0, p)
      * (src/mont/mont_words.c): its words are the value's only form */
     F->unique_tight = strncmp(mns_field_describe(F->f), "mont ", 5) == 0;
@@ -34,6 +32,15 @@ static int field_init_words(FieldObject *F)
         mnspy_status_error(st);
         return -1;
     }
+    /* the constant-time element API (bytes, words, inv, sqrt) serves every
+     * backend up to a size bound (docs/field-api.md): one call tells */
+    uint64_t *w = PyMem_Malloc(F->pwords * 8);
+    if (!w) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    F->api = mns_field_get_words(F->f, w, F->zero, F->pwords) == MNS_OK;
+    PyMem_Free(w);
     return 0;
 }
 
@@ -130,6 +137,12 @@ static PyObject *field_get_limbs(FieldObject *F, void *c)
     return PyLong_FromSize_t(F->limbs);
 }
 
+static PyObject *field_get_pbytes(FieldObject *F, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(F->pbytes);
+}
+
 static PyObject *field_get_delta(FieldObject *F, void *c)
 {
     (void)c;
@@ -151,10 +164,18 @@ static PyObject *field_get_backend(FieldObject *F, void *c)
 static PyGetSetDef field_getset[] = {
     {"p", (getter)field_get_p, NULL, "the modulus", NULL},
     {"limbs", (getter)field_get_limbs, NULL, "uint64 words of an element", NULL},
+    {"pbytes", (getter)field_get_pbytes, NULL, "bytes of p: the length of bytes(x)", NULL},
     {"delta", (getter)field_get_delta, NULL, "free additions before a product", NULL},
     {"describe", (getter)field_get_describe, NULL, "backend, kernel and parameters used", NULL},
     {"backend", (getter)field_get_backend, NULL, "the backend spec given at creation", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef field_methods[] = {
+    {"from_bytes", (PyCFunction)(void (*)(void))mnspy_field_from_bytes, METH_FASTCALL | METH_KEYWORDS,
+     "from_bytes(b, byteorder='big'): the element of the integer in b (any length) mod p; "
+     "constant time"},
+    {NULL, NULL, 0, NULL},
 };
 
 PyTypeObject MnsField_Type = {
@@ -167,5 +188,6 @@ PyTypeObject MnsField_Type = {
     .tp_doc = "Integers modulo an odd modulus p >= 3 in one backend's representation.",
     .tp_weaklistoffset = offsetof(FieldObject, weakrefs),
     .tp_getset = field_getset,
+    .tp_methods = field_methods,
     .tp_new = field_new,
 };

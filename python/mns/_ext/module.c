@@ -29,8 +29,9 @@ PyMODINIT_FUNC PyInit__ext(void)
         return NULL;
     MnsInvalidArgument = PyObject_GetAttrString(errors, "InvalidArgumentError");
     MnsNotSupported = PyObject_GetAttrString(errors, "NotSupportedError");
+    MnsNotInvertible = PyObject_GetAttrString(errors, "NotInvertibleError");
     Py_DECREF(errors);
-    if (!MnsInvalidArgument || !MnsNotSupported)
+    if (!MnsInvalidArgument || !MnsNotSupported || !MnsNotInvertible)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)

@@ -1,33 +1,55 @@
 /* Elementwise work on vectors without the GIL, split over threads when
- * asked: each thread takes one contiguous range of indices. */
+ * asked: each thread takes one contiguous range of indices (a multiple of
+ * eight long but for the last, so that the batch calls of mns.h fill the
+ * eight lanes of their IFMA kernels where the CPU has them). Products,
+ * squares and powers go through those batch calls (mns_field_mul_n,
+ * mns_field_sqr_n, mns_field_powm_n_scratch). */
 #include "ext.h"
 
 #include <pthread.h>
 
-#include "field/field_internal.h"
 #include "vecops.h"
 
-static int run_powm(const mnspy_job *j)
+/* The batch exponentiation over the range: one mpz view per exponent (the
+ * same words for all when estep is 0), scratch of the _itch size. */
+static int run_powm(mnspy_job *j, uint64_t *r, const uint64_t *a, Py_ssize_t n)
 {
-    const size_t L = j->F->limbs;
-    uint64_t *scratch = NULL;
-    size_t need = mns_field_powm_scratch_words(j->F->f, j->ebits);
-    if (need && !(scratch = PyMem_RawMalloc(need * 8)))
+    const mns_field *f = j->F->f;
+    __mpz_struct *es = PyMem_RawMalloc((n ? (size_t)n : 1) * sizeof *es);
+    uint64_t *scratch = PyMem_RawMalloc((mns_field_powm_n_itch(f, j->ebits) + 1) * 8);
+    if (!es || !scratch) {
+        PyMem_RawFree(es);
+        PyMem_RawFree(scratch);
         return -1;
-    for (Py_ssize_t i = j->lo; i < j->hi; i++) {
-        const uint64_t *e = j->e + (size_t)i * j->estep;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint64_t *e = j->e + (size_t)(j->lo + i) * j->estep;
         size_t en = j->ewords;
         while (en && !e[en - 1])
             en--;
-        mpz_t z;
-        mpz_roinit_n(z, (const mp_limb_t *)e, (mp_size_t)en);
-        mns_field_powm_scratch(j->F->f, j->r + i * L, j->a + i * L, z, scratch);
+        mpz_roinit_n(&es[i], (const mp_limb_t *)e, (mp_size_t)en);
     }
+    mns_field_powm_n_scratch(f, r, a, (const mpz_t *)es, (size_t)n, scratch);
+    PyMem_RawFree(es);
     PyMem_RawFree(scratch);
     return 0;
 }
 
-static int run_range(const mnspy_job *j)
+/* The inverses; the first element without one is reported (its output is
+ * 0, as the library leaves it), the others are computed all the same. */
+static int run_inv(mnspy_job *j, uint64_t *r, const uint64_t *a, Py_ssize_t n)
+{
+    const size_t L = j->F->limbs;
+    int status = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (mns_field_inv(j->F->f, r + i * L, a + i * L) != MNS_OK && !status) {
+            status = 1;
+            j->failed = j->lo + i;
+        }
+    return status;
+}
+
+static int run_range(mnspy_job *j)
 {
     const mns_field *f = j->F->f;
     const size_t L = j->F->limbs, bs = j->bstep ? L : 0;
@@ -36,12 +58,15 @@ static int run_range(const mnspy_job *j)
     const Py_ssize_t n = j->hi - j->lo;
     switch (j->op) {
     case MNSPY_MUL:
-        for (Py_ssize_t i = 0; i < n; i++, r += L, a += L, b += bs)
+        if (j->bstep) {
+            mns_field_mul_n(f, r, a, b, (size_t)n);
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < n; i++, r += L, a += L)
             mns_field_mul(f, r, a, b);
         return 0;
     case MNSPY_SQR:
-        for (Py_ssize_t i = 0; i < n; i++, r += L, a += L)
-            mns_field_sqr(f, r, a);
+        mns_field_sqr_n(f, r, a, (size_t)n);
         return 0;
     case MNSPY_ADD:
     case MNSPY_SUB:
@@ -52,7 +77,9 @@ static int run_range(const mnspy_job *j)
         }
         return 0;
     case MNSPY_POWM:
-        return run_powm(j);
+        return run_powm(j, r, a, n);
+    case MNSPY_INV:
+        return run_inv(j, r, a, n);
     }
     return -1;
 }
@@ -64,14 +91,31 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* Raises the exception of the first failed range; -1. */
+static int job_error(const mnspy_job *jobs, int threads)
+{
+    for (int t = 0; t < threads; t++) {
+        if (jobs[t].status == 1) {
+            mnspy_raise(MnsNotInvertible, MNS_ERANGE, "element %zd of the vector has no inverse "
+                        "modulo p", jobs[t].failed);
+            return -1;
+        }
+        if (jobs[t].status) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Runs the job over [0, n) on `threads` threads (this one among them), the
  * GIL released. -1 with an exception set on failure. */
 int mnspy_run(const mnspy_job *proto, Py_ssize_t n, int threads)
 {
     if (threads < 1)
         threads = 1;
-    if (threads > n)
-        threads = n > 0 ? (int)n : 1;
+    if (threads > (n + 7) / 8)
+        threads = n > 8 ? (int)((n + 7) / 8) : 1;
     mnspy_job *jobs = PyMem_Calloc((size_t)threads, sizeof *jobs);
     pthread_t *tid = PyMem_Calloc((size_t)threads, sizeof *tid);
     int *started = PyMem_Calloc((size_t)threads, sizeof *started);
@@ -84,10 +128,9 @@ int mnspy_run(const mnspy_job *proto, Py_ssize_t n, int threads)
     }
     for (int t = 0; t < threads; t++) {
         jobs[t] = *proto;
-        jobs[t].lo = n * t / threads;
-        jobs[t].hi = n * (t + 1) / threads;
+        jobs[t].lo = t ? (n * t / threads) & ~(Py_ssize_t)7 : 0;
+        jobs[t].hi = t + 1 < threads ? (n * (t + 1) / threads) & ~(Py_ssize_t)7 : n;
     }
-    int failed = 0;
     Py_BEGIN_ALLOW_THREADS
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&tid[t], NULL, thread_main, &jobs[t]) == 0;
@@ -98,15 +141,10 @@ int mnspy_run(const mnspy_job *proto, Py_ssize_t n, int threads)
     for (int t = 1; t < threads; t++)
         if (started[t])
             pthread_join(tid[t], NULL);
-    for (int t = 0; t < threads; t++)
-        failed |= jobs[t].status != 0;
     Py_END_ALLOW_THREADS
+    int rc = job_error(jobs, threads);
     PyMem_Free(jobs);
     PyMem_Free(tid);
     PyMem_Free(started);
-    if (failed) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return rc;
 }

@@ -4,7 +4,7 @@
 
 #include "ext.h"
 
-enum { MNSPY_MUL, MNSPY_SQR, MNSPY_ADD, MNSPY_SUB, MNSPY_POWM };
+enum { MNSPY_MUL, MNSPY_SQR, MNSPY_ADD, MNSPY_SUB, MNSPY_POWM, MNSPY_INV };
 
 typedef struct {
     FieldObject *F;
@@ -16,7 +16,8 @@ typedef struct {
     const uint64_t *e;  /* exponents of ewords words each, estep words apart (0: one for all) */
     size_t ewords, estep, ebits;
     Py_ssize_t lo, hi;
-    int status;
+    int status;         /* 0; -1: out of memory; 1: element `failed` has no inverse */
+    Py_ssize_t failed;
 } mnspy_job;
 
 int mnspy_run(const mnspy_job *proto, Py_ssize_t n, int threads);

@@ -19,7 +19,8 @@ static VectorObject *vector_alloc(FieldObject *F, Py_ssize_t n)
         return NULL;
     v->field = (FieldObject *)Py_NewRef(F);
     v->n = n;
-    v->w = PyMem_RawCalloc((n ? (size_t)n : 1) * F->limbs, 8); /* zeroed: see mnspy_elem_new */
+    /* not zeroed: every way of filling a vector writes all its words */
+    v->w = PyMem_RawMalloc((n ? (size_t)n : 1) * F->limbs * 8);
     if (!v->w) {
         Py_DECREF(v);
         return (VectorObject *)PyErr_NoMemory();
@@ -241,17 +242,26 @@ static PyObject *vec_mul(VectorObject *v, PyObject *a, PyObject *k) { return met
 static PyObject *vec_add(VectorObject *v, PyObject *a, PyObject *k) { return method_binary(v, a, k, MNSPY_ADD); }
 static PyObject *vec_sub(VectorObject *v, PyObject *a, PyObject *k) { return method_binary(v, a, k, MNSPY_SUB); }
 
-static PyObject *vec_sqr(VectorObject *v, PyObject *args, PyObject *kw)
+/* an operation of the vector alone: sqr, inv */
+static PyObject *method_unary(VectorObject *v, PyObject *args, PyObject *kw, int op)
 {
     static char *names[] = {"threads", NULL};
     PyObject *t = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", names, &t))
         return NULL;
     int threads = parse_threads(t);
+    if (threads < 0)
+        return NULL;
+    if (op == MNSPY_INV && !v->field->api) /* else every element would read as not invertible */
+        return mnspy_raise(MnsNotSupported, MNS_ENOTSUP, "inv: the constant-time API does not "
+                           "serve this field (docs/field-api.md)");
     mnspy_job j = {0};
-    j.op = MNSPY_SQR;
-    return threads < 0 ? NULL : run_into_new(v, &j, threads);
+    j.op = op;
+    return run_into_new(v, &j, threads);
 }
+
+static PyObject *vec_sqr(VectorObject *v, PyObject *a, PyObject *k) { return method_unary(v, a, k, MNSPY_SQR); }
+static PyObject *vec_inv(VectorObject *v, PyObject *a, PyObject *k) { return method_unary(v, a, k, MNSPY_INV); }
 
 /* The exponents as one block of ewords words each; *count 0 for a single one. */
 static uint64_t *exponents(PyObject *e, Py_ssize_t n, size_t *ewords, Py_ssize_t *count)
@@ -445,6 +455,9 @@ static PyMethodDef vec_methods[] = {
      "sqr(threads=1): elementwise squares"},
     {"powm", (PyCFunction)(void (*)(void))vec_powm, METH_VARARGS | METH_KEYWORDS,
      "powm(e, threads=1): elementwise powers, e one integer >= 0 or one per element"},
+    {"inv", (PyCFunction)(void (*)(void))vec_inv, METH_VARARGS | METH_KEYWORDS,
+     "inv(threads=1): elementwise inverses (constant time); NotInvertibleError names the first "
+     "element without one"},
     {"to_list", (PyCFunction)vec_to_list, METH_NOARGS, "the values as Python integers"},
     {"words", (PyCFunction)vec_words, METH_NOARGS,
      "the canonical values as a memoryview of uint64 words, field.pwords per value"},
