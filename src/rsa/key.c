@@ -124,41 +124,29 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                                                          : "explicit",
                        key->ck_channels ? "channels" : key->fn ? "rns-ifma" : "gmp",
                        key->npairs);
-    /* per pair: x2 kernels or two calls, the probe's pair/solo time, used? */
+    /* per pair: x2 kernels or two calls, used or not */
     for (int j = 0; 2 * j + 1 < key->k && len > 0 && (size_t)len < cap; j++)
         if (key->x2[j])
-            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%.2f:%s", 2 * j,
-                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls", key->probe_ratio[j],
+            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%s", 2 * j,
+                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls",
                             key->pair_on[j] ? "on" : "off");
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
-        char entry[32];
+        char entry[32], guard[96] = "";
         if (c->words)
             snprintf(entry, sizeof entry, "set_words");
         else
             snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
+        /* the guard (choose.c): its verdict, then its timings, last on the
+         * line so that the plan reads the same in every process up to them */
+        const mns_rsa_guard *g = &key->guard[c->pi];
+        if (key->chosen && g->table_ns >= 0)
+            snprintf(guard, sizeof guard, " guard=%s table_us=%.0f start_us=%.0f",
+                     g->replaced ? "start" : "table", g->table_ns * 1e-3, g->start_ns * 1e-3);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s%s", i,
-                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2),
-                        c->getw ? "get_words" : "mask", entry, mns_field_describe(c->f),
-                        key->chosen ? " auto=choice" : "");
-    }
-    /* what choose.c measured: k ticks would need the TSC rate; us per job */
-    for (int j = 0; key->chosen && 2 * j < key->k && len > 0 && (size_t)len < cap; j++) {
-        const mns_rsa_choice *q = &key->choice[j];
-        if (!q->done)
-            continue;
-        char who[32];
-        if (2 * j + 1 < key->k)
-            snprintf(who, sizeof who, "%d,%d", 2 * j, 2 * j + 1);
-        else
-            snprintf(who, sizeof who, "%d", 2 * j);
-        len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n choice(%s) %s us: solo table %.0f/%.0f %s %.0f/%.0f pair table "
-                        "%.0f %s %.0f",
-                        who, q->pick, q->solo_t[0] * 1e-3, q->solo_t[1] * 1e-3,
-                        q->alt[0] ? q->alt : "-", q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
-                        q->pair_t * 1e-3, q->alt[0] ? q->alt : "-", q->pair_r * 1e-3);
+                        "\n ch%d bits=%zu exp_bits=%zu exit=%s entry=%s %s create_ms=%.1f%s", i,
+                        c->bits, mpz_sizeinbase(c->dexp, 2), c->getw ? "get_words" : "mask", entry,
+                        mns_field_describe(c->f), c->create_ms, guard);
     }
     return MNS_OK;
 }
@@ -192,20 +180,16 @@ static mns_status plan_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes
     return st;
 }
 
-/* Whether each pair is used on fewer threads than channels: chosen by
- * choose.c (tuned plan), timed once (explicit spec), or never (the starting
- * plan: its backends are the baseline, and timing pairs of 8192-bit channels
- * would cost seconds). */
+/* Whether each pair is used on fewer threads than channels: by
+ * mns_rsa_pair_rule (choose.c), never on the starting plan (its backends
+ * are the baseline). */
 static void plan_pair_use(mns_rsa *key, mns_rsa_plan_kind kind)
 {
-    if (kind == MNS_RSA_PLAN_EXPLICIT)
-        mns_rsa_probe_pairs(key);
     key->npairs = 0;
     for (int j = 0; 2 * j + 1 < key->k; j++) {
-        key->pair_on[j] = kind != MNS_RSA_PLAN_START && key->pair_on[j] && key->x2[j];
+        key->pair_on[j] = kind != MNS_RSA_PLAN_START && key->x2[j] && mns_rsa_pair_rule(key, j);
         key->npairs += key->pair_on[j];
     }
-    key->adapt = kind != MNS_RSA_PLAN_START;
 }
 
 mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const mpz_t d,
@@ -224,7 +208,7 @@ mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const m
     pthread_mutex_init(&key->join_lock, NULL);
     pthread_cond_init(&key->tune_cv, NULL);
     mns_status st = plan_channels(key, d, primes, spec, kind);
-    /* the tuned plan: backends, order and pairs by timing every option (choose.c) */
+    /* the tuned plan: the table's channels guarded, paired (choose.c) */
     if (st == MNS_OK && kind == MNS_RSA_PLAN_TUNED)
         mns_rsa_choose(key, d, primes);
     if (st == MNS_OK)
