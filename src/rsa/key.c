@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/prime.h"
 #include "rsa/rsa_internal.h"
 
 /* One plan's resources (the tuned plan's pool is its key's). */
@@ -39,38 +40,6 @@ void mns_rsa_free(mns_rsa *key)
     mns_rsa_plan_free(key);
 }
 
-/* 1 if p (odd, >= 3) passes trial division by the small primes and the
- * strong probable-prime test to base 2 (Miller-Rabin). One exponentiation
- * where GMP's BPSW test takes about three, which at 8192-bit primes was
- * the largest part of a key's creation. A composite that passes (a strong
- * pseudoprime to base 2, made on purpose) cannot make a wrong signature:
- * every result is checked with e before it is returned (private.c), so
- * such a key fails each call with MNS_ERANGE instead of at creation. */
-static int strong_probable_prime(const mpz_t p)
-{
-    static const unsigned small[] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47};
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        if (mpz_cmp_ui(p, small[i]) == 0)
-            return 1;
-        else if (mpz_divisible_ui_p(p, small[i]))
-            return 0;
-    mpz_t q, x, pm1;
-    mpz_inits(q, x, pm1, NULL);
-    mpz_sub_ui(pm1, p, 1);
-    mp_bitcnt_t s = mpz_scan1(pm1, 0);
-    mpz_tdiv_q_2exp(q, pm1, s);
-    mpz_set_ui(x, 2);
-    mpz_powm(x, x, q, p);
-    int ok = mpz_cmp_ui(x, 1) == 0 || mpz_cmp(x, pm1) == 0;
-    for (mp_bitcnt_t i = 1; i < s && !ok; i++) {
-        mpz_mul(x, x, x);
-        mpz_mod(x, x, p);
-        ok = mpz_cmp(x, pm1) == 0;
-    }
-    mpz_clears(q, x, pm1, NULL);
-    return ok;
-}
-
 /* The key's mathematical checks; MNS_EINVAL with a message, or MNS_OK. */
 static mns_status validate(const mpz_t n, const mpz_t e, const mpz_t d, const mpz_t *primes, int k)
 {
@@ -88,7 +57,7 @@ static mns_status validate(const mpz_t n, const mpz_t e, const mpz_t d, const mp
     for (int i = 0; i < k && st == MNS_OK; i++) {
         if (mpz_cmp_ui(primes[i], 3) < 0 || mpz_even_p(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is not an odd number >= 3", i);
-        else if (!strong_probable_prime(primes[i]))
+        else if (!mns_probable_prime(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is composite", i);
         for (int j = 0; j < i && st == MNS_OK; j++)
             if (mpz_cmp(primes[i], primes[j]) == 0)
