@@ -139,7 +139,7 @@ static mns_status plan_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes
             pi[i] = i;
             specs[i] = spec;
         }
-        st = mns_rsa_channels_make(key->ch, cst, k, pi, specs, d, primes, 0);
+        st = mns_rsa_channels_make(key->ch, cst, k, pi, specs, d, primes);
         for (int i = 1; i < k && st == MNS_OK && kind == MNS_RSA_PLAN_EXPLICIT; i += 2)
             mns_rsa_same_shape(key, i, d, primes);
     }

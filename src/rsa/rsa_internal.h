@@ -259,15 +259,13 @@ mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *
 /* Makes ch[i] for prime number pi[i] with spec[i], i < m, on up to
  * min(m, mns_cpu_count()) threads at once (the PMNS generator takes 65-220 ms
  * per 1100-3400-bit prime on the Zen 3, and the primes do not depend on each
- * other); each ch[i].create_ms is its own time. With budget_ms > 0 a
- * channel whose parameter generation runs longer fails (core/deadline.h).
- * st[i] is each status; a failed ch[i] may hold parts
+ * other); each ch[i].create_ms is its own time; the caller's cancel flag
+ * (core/deadline.h) reaches every worker. st[i] is each status; a failed ch[i] may hold parts
  * (mns_rsa_channel_clear it). Returns the first failure's status, with its
  * message raised again in the calling thread (mns_last_error is per
  * thread), else MNS_OK. */
 mns_status mns_rsa_channels_make(mns_rsa_channel *ch, mns_status *st, int m, const int *pi,
-                                 const char *const *spec, const mpz_t d, const mpz_t *primes,
-                                 double budget_ms);
+                                 const char *const *spec, const mpz_t d, const mpz_t *primes);
 /* Frees and wipes what mns_rsa_channel_make made; zeroes *c. */
 void mns_rsa_channel_clear(mns_rsa_channel *c);
 
