@@ -38,8 +38,9 @@
  * shapes that made the guard necessary cost 1.4-2.2x the channel they
  * replace (n=9 against n=8 and rns-ifma on the IFMA Xeon; pmns-mp:s=3 at
  * 1536 bits against mont on the Zen 3, 1.35-1.5x); the table's own
- * rankings put its choices within 1.0-1.3x of mont, and the same channel
- * timed in separate processes varied by under 10% (docs/rsa.md). */
+ * rankings put its choices within 1.0-1.3x of mont, and the guard's ratio
+ * for one RSA-2048 key's channels in four processes was 1.00-1.12
+ * (docs/rsa.md). */
 #define RSA_GUARD_SLOWER 1.6
 
 /* --- equal shapes for pairs --- */
