@@ -10,9 +10,6 @@
  *        mns-rsa-bench -R rounds [--bits B] [--seed S]: creation to first
  *        signature and steady signatures per second at 1024-16384 bits
  *        against OpenSSL's key load and first signature (rsa_ready_bench.c)
- *        mns-rsa-bench -A seconds [--bits B] [--seed S]: one key with its
- *        pairs decided again while it runs against the same key fixed at
- *        its creation choice (adapt_ab below)
  *   -s may be repeated (default: auto, mont, pmns-ifma, rns-ifma; specs that
  *   cannot serve a key are reported and skipped). -q: the small keys only.
  *   At the end, bench/profile/rsa_cryptography_bench.py times the `cryptography`
@@ -26,10 +23,9 @@
  * the two alternating batch by batch. OpenSSL takes at most 5 primes, so
  * RSA-4096 x 8 has no OpenSSL figure. Also printed: the pairs of the key
  * (x2=kernels: the backend's mul_x2/sqr_x2; two-calls: the shared driver
- * over ordinary products) as chosen when it was made, and after the batches
- * ("now": re-decided while the key is used, src/rsa/adapt.c: on/off, the
- * median pair/solo vote, the flips), and the share of a channel's time that is not
- * the exponentiation (constant-time entry and exit). */
+ * over ordinary products; on/off: mns_rsa_pair_rule), and the share of a
+ * channel's time that is not the exponentiation (constant-time entry and
+ * exit). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,88 +345,12 @@ static void random_keys(int count, size_t bits, unsigned long seed)
     gmp_randclear(r);
 }
 
-/* ---- the run-time choice of pairs (-A) ---- */
-
-/* -A S: one random 2-prime key ("auto", --bits, --seed) for S seconds, in
- * groups of 64 one-thread signatures that alternate between the key as it
- * is (its pairs decided again while it runs, src/rsa/adapt.c) and the same
- * key with its pairs as chosen at creation and the run-time choice off
- * (the adaptive state is saved and put back around those groups, so both
- * run the same channels). Every 20 groups of each: the median group, the
- * ratio, and the adaptive pair's state; at the end the mean over all. On a
- * machine whose speed comes in phases this shows what the key made in one
- * phase would have lost in the others. */
-static void adapt_ab(double seconds, size_t bits, unsigned long seed)
-{
-    gmp_randstate_t r;
-    gmp_randinit_default(r);
-    gmp_randseed_ui(r, seed);
-    bkey t;
-    rsa_test_key_make(&t, bits, 2, r);
-    mns_rsa *handle;
-    if (mns_rsa_new(&handle, t.n, t.e, t.d, (const mpz_t *)t.p, t.k, "auto") != MNS_OK) {
-        printf("mns_rsa_new failed: %s\n", mns_last_error());
-        rsa_test_key_clear(&t);
-        gmp_randclear(r);
-        return;
-    }
-    /* the run-time choice is the tuned plan's: driven on that plan directly */
-    mns_rsa_wait(handle);
-    mns_rsa *key = (mns_rsa *)mns_rsa_now(handle);
-    const char *d = mns_rsa_describe(key);
-    printf("RSA-%zu (seed %lu), groups of 64 signatures on 1 thread, M TSC ticks per signature: "
-           "adaptive / fixed at creation\n%.*s\n",
-           bits, seed, (int)strcspn(d, "\n"), d);
-    mpz_t in, out;
-    mpz_inits(in, out, NULL);
-    mpz_urandomm(in, r, t.n);
-    const int created = key->pair_on[0];
-    int live = created;
-    mns_rsa_adapt state = key->adapt_state[0];
-    unsigned long calls = key->calls;
-    double sa = 0, sb = 0, t0 = mns_now_ns();
-    long groups = 0;
-    int bad = 0;
-    for (int g = 0; (mns_now_ns() - t0) * 1e-9 < seconds; g++) {
-        double ga[20], gb[20];
-        for (int i = 0; i < 20; i++) {
-            key->pair_on[0] = live, key->adapt_state[0] = state, key->calls = calls, key->adapt = 1;
-            uint64_t c0 = __rdtsc();
-            for (int j = 0; j < 64; j++)
-                bad += mns_rsa_private(key, out, in, 1) != MNS_OK;
-            uint64_t c1 = __rdtsc();
-            live = key->pair_on[0], state = key->adapt_state[0], calls = key->calls;
-            key->pair_on[0] = created, key->adapt = 0;
-            for (int j = 0; j < 64; j++)
-                bad += mns_rsa_private(key, out, in, 1) != MNS_OK;
-            uint64_t c2 = __rdtsc();
-            ga[i] = (double)(c1 - c0) / 64e6, gb[i] = (double)(c2 - c1) / 64e6;
-            sa += ga[i], sb += gb[i], groups++;
-        }
-        qsort(ga, 20, sizeof ga[0], cmpd);
-        qsort(gb, 20, sizeof gb[0], cmpd);
-        printf("%4d %6.1fs  adaptive %.3f  fixed %.3f  ratio %.3f  pair %s, median vote %.2f, "
-               "%lu flips%s\n",
-               g, (mns_now_ns() - t0) * 1e-9, ga[10], gb[10], ga[10] / gb[10], live ? "on" : "off",
-               state.median, state.flips, bad ? "; ERRORS" : "");
-        fflush(stdout);
-    }
-    if (groups)
-        printf("all %ld groups: adaptive %.3f fixed %.3f M ticks per signature, ratio %.3f\n",
-               groups, sa / groups, sb / groups, sa / sb);
-    mpz_clears(in, out, NULL);
-    mns_rsa_free(handle);
-    rsa_test_key_clear(&t);
-    gmp_randclear(r);
-}
-
 /* ---- main ---- */
 
 int main(int argc, char **argv)
 {
     const char *specs[16];
     int nspecs = 0, quick = 0, no_crypto = 0, rkeys = 0, ready = 0, bits_given = 0;
-    double adapt_s = 0;
     size_t rbits = 2048;
     unsigned long rseed = 1;
     for (int i = 1; i < argc; i++) {
@@ -446,8 +366,6 @@ int main(int argc, char **argv)
             no_crypto = 1;
         else if (!strcmp(argv[i], "-K") && i + 1 < argc)
             rkeys = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-A") && i + 1 < argc)
-            adapt_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "-R") && i + 1 < argc)
             ready = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bits") && i + 1 < argc)
@@ -458,9 +376,8 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [-b batches] [-r reps] [-s spec]... [-q] [-n]\n"
                     "       %s -K keys [--bits B] [--seed S] [-b batches] [-r reps]\n"
-                    "       %s -A seconds [--bits B] [--seed S]\n"
                     "       %s -R rounds [--bits B] [--seed S]\n",
-                    argv[0], argv[0], argv[0], argv[0]);
+                    argv[0], argv[0], argv[0]);
             return 2;
         }
     }
@@ -474,10 +391,6 @@ int main(int argc, char **argv)
     }
     if (rkeys > 0) {
         random_keys(rkeys, rbits, rseed);
-        return 0;
-    }
-    if (adapt_s > 0) {
-        adapt_ab(adapt_s, rbits, rseed);
         return 0;
     }
     if (!nspecs) {
@@ -566,25 +479,10 @@ int main(int argc, char **argv)
             double create = 0;
             sscanf(strstr(mns_rsa_describe(key), "create_ms=") + 10, "%lf", &create);
             const char *pr = strstr(mns_rsa_describe(key), "pairs=");
-            /* the pairs as decided again while the batches ran (adapt.c):
-             * on/off, the median pair/solo vote, the flips */
-            char now[160] = "";
-            size_t nl = 0;
-            for (int j = 0; 2 * j + 1 < t.k && nl < sizeof now; j++) {
-                double med;
-                unsigned long ex, fl;
-                int on = mns_rsa_pair_now_(key, j, &med, &ex, &fl);
-                if (on >= 0 && med > 0)
-                    nl += (size_t)snprintf(now + nl, sizeof now - nl, " (%d,%d):%s:%.2f:%lu", 2 * j,
-                                           2 * j + 1, on ? "on" : "off", med, fl);
-                else if (on >= 0) /* fewer calls than the votes need */
-                    nl += (size_t)snprintf(now + nl, sizeof now - nl, " (%d,%d):%s:no-vote", 2 * j,
-                                           2 * j + 1, on ? "on" : "off");
-            }
-            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.3f %8.2f  %s; %.*s; now%s; entry+exit %.0f%% "
+            printf("%-14s %-26s %8.3f %8.3f %8.3f %8.3f %8.2f  %s; %.*s; entry+exit %.0f%% "
                    "of a channel; key %.0f ms%s\n",
                    name, label, one, one_solo, two, two_solo, ossl > 0 ? ossl / one : 0, be,
-                   pr ? (int)strcspn(pr, "\n") : 0, pr ? pr : "", nl ? now : " -", 100 * share,
+                   pr ? (int)strcspn(pr, "\n") : 0, pr ? pr : "", 100 * share,
                    create, ma.bad ? "; ERRORS" : "");
             mpz_clears(ma.in, ma.out, NULL);
             mns_rsa_free(key);

@@ -169,7 +169,6 @@ typedef struct channels_job {
     const char *const *spec;
     mpz_srcptr d;
     const mpz_t *primes;
-    double budget_ms;
     const int *cancel; /* the caller's (core/deadline.h), for every worker */
     char err[MNS_RSA_MAX_PRIMES][256];
 } channels_job;
@@ -178,10 +177,8 @@ static void channel_make_job(void *arg, int i)
 {
     channels_job *j = arg;
     double t0 = mns_now_ms();
-    mns_deadline_set_ms(j->budget_ms); /* this thread's generation only */
     mns_deadline_set_cancel(j->cancel);
     j->st[i] = mns_rsa_channel_make(&j->ch[i], j->d, j->primes, j->pi[i], j->spec[i]);
-    mns_deadline_set_ms(0);
     mns_deadline_set_cancel(NULL);
     j->ch[i].create_ms = mns_now_ms() - t0;
     if (j->st[i] != MNS_OK)
@@ -189,12 +186,11 @@ static void channel_make_job(void *arg, int i)
 }
 
 mns_status mns_rsa_channels_make(mns_rsa_channel *ch, mns_status *st, int m, const int *pi,
-                                 const char *const *spec, const mpz_t d, const mpz_t *primes,
-                                 double budget_ms)
+                                 const char *const *spec, const mpz_t d, const mpz_t *primes)
 {
     if (m < 1)
         return MNS_OK;
-    channels_job j = {ch, st, pi, spec, d, primes, budget_ms, mns_deadline_cancel(), {{0}}};
+    channels_job j = {ch, st, pi, spec, d, primes, mns_deadline_cancel(), {{0}}};
     /* a generation that can be cancelled is a key's background tuning
      * (ready.c): it leaves one CPU to the key's calls */
     const int cpus = mns_cpu_count() - (mns_deadline_cancel() && mns_cpu_count() > 1);

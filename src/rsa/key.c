@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/prime.h"
 #include "rsa/rsa_internal.h"
 
 /* One plan's resources (the tuned plan's pool is its key's). */
@@ -39,38 +40,6 @@ void mns_rsa_free(mns_rsa *key)
     mns_rsa_plan_free(key);
 }
 
-/* 1 if p (odd, >= 3) passes trial division by the small primes and the
- * strong probable-prime test to base 2 (Miller-Rabin). One exponentiation
- * where GMP's BPSW test takes about three, which at 8192-bit primes was
- * the largest part of a key's creation. A composite that passes (a strong
- * pseudoprime to base 2, made on purpose) cannot make a wrong signature:
- * every result is checked with e before it is returned (private.c), so
- * such a key fails each call with MNS_ERANGE instead of at creation. */
-static int strong_probable_prime(const mpz_t p)
-{
-    static const unsigned small[] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47};
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        if (mpz_cmp_ui(p, small[i]) == 0)
-            return 1;
-        else if (mpz_divisible_ui_p(p, small[i]))
-            return 0;
-    mpz_t q, x, pm1;
-    mpz_inits(q, x, pm1, NULL);
-    mpz_sub_ui(pm1, p, 1);
-    mp_bitcnt_t s = mpz_scan1(pm1, 0);
-    mpz_tdiv_q_2exp(q, pm1, s);
-    mpz_set_ui(x, 2);
-    mpz_powm(x, x, q, p);
-    int ok = mpz_cmp_ui(x, 1) == 0 || mpz_cmp(x, pm1) == 0;
-    for (mp_bitcnt_t i = 1; i < s && !ok; i++) {
-        mpz_mul(x, x, x);
-        mpz_mod(x, x, p);
-        ok = mpz_cmp(x, pm1) == 0;
-    }
-    mpz_clears(q, x, pm1, NULL);
-    return ok;
-}
-
 /* The key's mathematical checks; MNS_EINVAL with a message, or MNS_OK. */
 static mns_status validate(const mpz_t n, const mpz_t e, const mpz_t d, const mpz_t *primes, int k)
 {
@@ -88,7 +57,7 @@ static mns_status validate(const mpz_t n, const mpz_t e, const mpz_t d, const mp
     for (int i = 0; i < k && st == MNS_OK; i++) {
         if (mpz_cmp_ui(primes[i], 3) < 0 || mpz_even_p(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is not an odd number >= 3", i);
-        else if (!strong_probable_prime(primes[i]))
+        else if (!mns_probable_prime(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is composite", i);
         for (int j = 0; j < i && st == MNS_OK; j++)
             if (mpz_cmp(primes[i], primes[j]) == 0)
@@ -124,41 +93,29 @@ static mns_status make_describe(mns_rsa *key, double total_ms)
                                                          : "explicit",
                        key->ck_channels ? "channels" : key->fn ? "rns-ifma" : "gmp",
                        key->npairs);
-    /* per pair: x2 kernels or two calls, the probe's pair/solo time, used? */
+    /* per pair: x2 kernels or two calls, used or not */
     for (int j = 0; 2 * j + 1 < key->k && len > 0 && (size_t)len < cap; j++)
         if (key->x2[j])
-            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%.2f:%s", 2 * j,
-                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls", key->probe_ratio[j],
+            len += snprintf(key->describe + len, cap - (size_t)len, " (%d,%d):%s:%s", 2 * j,
+                            2 * j + 1, key->x2[j] == 2 ? "x2" : "calls",
                             key->pair_on[j] ? "on" : "off");
     for (int i = 0; i < key->k && len > 0 && (size_t)len < cap; i++) {
         const mns_rsa_channel *c = &key->ch[i];
-        char entry[32];
+        char entry[32], guard[96] = "";
         if (c->words)
             snprintf(entry, sizeof entry, "set_words");
         else
             snprintf(entry, sizeof entry, "digits:b=%u", c->dbits);
+        /* the guard (choose.c): its verdict, then its timings, last on the
+         * line so that the plan reads the same in every process up to them */
+        const mns_rsa_guard *g = &key->guard[c->pi];
+        if (key->chosen && g->table_ns >= 0)
+            snprintf(guard, sizeof guard, " guard=%s table_us=%.0f start_us=%.0f",
+                     g->replaced ? "start" : "table", g->table_ns * 1e-3, g->start_ns * 1e-3);
         len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n ch%d bits=%zu create_ms=%.1f exp_bits=%zu exit=%s entry=%s %s%s", i,
-                        c->bits, c->create_ms, mpz_sizeinbase(c->dexp, 2),
-                        c->getw ? "get_words" : "mask", entry, mns_field_describe(c->f),
-                        key->chosen ? " auto=choice" : "");
-    }
-    /* what choose.c measured: k ticks would need the TSC rate; us per job */
-    for (int j = 0; key->chosen && 2 * j < key->k && len > 0 && (size_t)len < cap; j++) {
-        const mns_rsa_choice *q = &key->choice[j];
-        if (!q->done)
-            continue;
-        char who[32];
-        if (2 * j + 1 < key->k)
-            snprintf(who, sizeof who, "%d,%d", 2 * j, 2 * j + 1);
-        else
-            snprintf(who, sizeof who, "%d", 2 * j);
-        len += snprintf(key->describe + len, cap - (size_t)len,
-                        "\n choice(%s) %s us: solo table %.0f/%.0f %s %.0f/%.0f pair table "
-                        "%.0f %s %.0f",
-                        who, q->pick, q->solo_t[0] * 1e-3, q->solo_t[1] * 1e-3,
-                        q->alt[0] ? q->alt : "-", q->solo_r[0] * 1e-3, q->solo_r[1] * 1e-3,
-                        q->pair_t * 1e-3, q->alt[0] ? q->alt : "-", q->pair_r * 1e-3);
+                        "\n ch%d bits=%zu exp_bits=%zu exit=%s entry=%s %s create_ms=%.1f%s", i,
+                        c->bits, mpz_sizeinbase(c->dexp, 2), c->getw ? "get_words" : "mask", entry,
+                        mns_field_describe(c->f), c->create_ms, guard);
     }
     return MNS_OK;
 }
@@ -182,7 +139,7 @@ static mns_status plan_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes
             pi[i] = i;
             specs[i] = spec;
         }
-        st = mns_rsa_channels_make(key->ch, cst, k, pi, specs, d, primes, 0);
+        st = mns_rsa_channels_make(key->ch, cst, k, pi, specs, d, primes);
         for (int i = 1; i < k && st == MNS_OK && kind == MNS_RSA_PLAN_EXPLICIT; i += 2)
             mns_rsa_same_shape(key, i, d, primes);
     }
@@ -192,20 +149,16 @@ static mns_status plan_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes
     return st;
 }
 
-/* Whether each pair is used on fewer threads than channels: chosen by
- * choose.c (tuned plan), timed once (explicit spec), or never (the starting
- * plan: its backends are the baseline, and timing pairs of 8192-bit channels
- * would cost seconds). */
+/* Whether each pair is used on fewer threads than channels: by
+ * mns_rsa_pair_rule (choose.c), never on the starting plan (its backends
+ * are the baseline). */
 static void plan_pair_use(mns_rsa *key, mns_rsa_plan_kind kind)
 {
-    if (kind == MNS_RSA_PLAN_EXPLICIT)
-        mns_rsa_probe_pairs(key);
     key->npairs = 0;
     for (int j = 0; 2 * j + 1 < key->k; j++) {
-        key->pair_on[j] = kind != MNS_RSA_PLAN_START && key->pair_on[j] && key->x2[j];
+        key->pair_on[j] = kind != MNS_RSA_PLAN_START && key->x2[j] && mns_rsa_pair_rule(key, j);
         key->npairs += key->pair_on[j];
     }
-    key->adapt = kind != MNS_RSA_PLAN_START;
 }
 
 mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const mpz_t d,
@@ -224,7 +177,7 @@ mns_status mns_rsa_plan_make(mns_rsa *key, const mpz_t n, const mpz_t e, const m
     pthread_mutex_init(&key->join_lock, NULL);
     pthread_cond_init(&key->tune_cv, NULL);
     mns_status st = plan_channels(key, d, primes, spec, kind);
-    /* the tuned plan: backends, order and pairs by timing every option (choose.c) */
+    /* the tuned plan: the table's channels guarded, paired (choose.c) */
     if (st == MNS_OK && kind == MNS_RSA_PLAN_TUNED)
         mns_rsa_choose(key, d, primes);
     if (st == MNS_OK)

@@ -1,6 +1,6 @@
-/* Pairs of channels that share one instruction stream: which can pair, how
- * much exponentiation scratch each lane needs, and, for an explicit spec,
- * whether a pair pays (timed once when the key is made). */
+/* Pairs of channels that share one instruction stream: which can pair and
+ * how much exponentiation scratch each lane needs (whether a pair is used:
+ * mns_rsa_pair_rule, choose.c). */
 #include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
@@ -28,24 +28,5 @@ void mns_rsa_plan_pairs(mns_rsa *key)
             key->pw_words[2 * j] = wa;
         if (wb > key->pw_words[2 * j + 1])
             key->pw_words[2 * j + 1] = wb;
-    }
-}
-
-/* Whether a pair pays is measured, not assumed: two exponentiations in one
- * instruction stream win where one product leaves the multipliers idle,
- * and lose where the two channels' working sets (rns-ifma: two contexts'
- * matrices and two tables) no longer fit the L1 cache. A key with an
- * explicit spec times each of its pairs once, as whole jobs with the real
- * exponents (mns_rsa_pair_ratio, the timing units of "auto"'s choice in
- * choose.c), and uses a pair where it took less than 97% of the two
- * channels one after the other. Results do not depend on this choice,
- * only the time does; the ratios are in mns_rsa_describe. */
-void mns_rsa_probe_pairs(mns_rsa *key)
-{
-    key->npairs = 0;
-    for (int j = 0; 2 * j + 1 < key->k; j++) {
-        key->probe_ratio[j] = key->x2[j] ? mns_rsa_pair_ratio(key, j) : 0;
-        key->pair_on[j] = key->probe_ratio[j] > 0 && key->probe_ratio[j] < 0.97;
-        key->npairs += key->pair_on[j];
     }
 }

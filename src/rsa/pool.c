@@ -1,6 +1,19 @@
 /* Threads for the channels: a small pool owned by a key, and fresh threads
  * per call as the fallback (and as the benchmark's comparison).
  *
+ * Why not the library's pool (core/pool.c, the mpart backends'): that one
+ * runs one share on each of its T workers per call and keeps them spinning
+ * about a millisecond after it, which suits a chain of products on one
+ * context. A key's calls differ on three counts: each call asks its own
+ * number of threads (1..k, per call), and waking all k - 1 workers when a
+ * call wants one took the cores from the working ones (below); a signature
+ * is followed by idle time, where a millisecond of spin per worker would
+ * burn a core per worker after every call (here 20 us); and calls from
+ * several threads on one key must not wait for each other, so a busy pool
+ * is reported (trylock) and the caller spawns threads, where core/pool.c
+ * asks its caller to serialise. Making core/pool.c wake a subset and report
+ * busy would make it this file; the two stay apart until then.
+ *
  * Jobs are handed out by an atomic counter, so a thread that finishes its
  * job takes the next; which thread runs which job does not matter, since
  * every job writes only its own outputs. The caller is one of the threads.

@@ -2,21 +2,19 @@
  * where there are fewer threads than channels), the CRT and the fault check. */
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/error.h"
 #include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 /* One call's plan: job j runs channel a[j], and b[j] (>= 0) in the same
  * instruction stream when the two are paired; use[p]: whether pair p may
- * be formed; timed: the call adapts (adapt.c), and ns[j] is job j's time. */
+ * be formed. */
 typedef struct call {
     const mns_rsa *key;
     mns_rsa_slot *sl;
-    int jobs, timed;
+    int jobs;
     int a[MNS_RSA_MAX_PRIMES], b[MNS_RSA_MAX_PRIMES];
     int use[MNS_RSA_MAX_PRIMES / 2];
-    double ns[MNS_RSA_MAX_PRIMES];
 } call;
 
 /* With threads >= k every channel has its own thread. With fewer, pairs
@@ -51,7 +49,6 @@ static void channel_job(void *arg, int j)
     const size_t nn = key->nn;
     const int a = c->a[j], b = c->b[j];
     const mns_rsa_channel *ca = &key->ch[a];
-    const double t0 = c->timed ? mns_now_ns() : 0;
     mns_rsa_channel_in(ca, sl->in, nn, sl->chs[a]);
     uint64_t *xa = mns_rsa_channel_x(ca, nn, sl->chs[a]), *ya = mns_rsa_channel_y(ca, nn, sl->chs[a]);
     if (b < 0) {
@@ -64,59 +61,6 @@ static void channel_job(void *arg, int j)
         mns_rsa_channel_out(cb, sl->s[b], sl->z[b], nn, sl->chs[b]);
     }
     mns_rsa_channel_out(ca, sl->s[a], sl->z[a], nn, sl->chs[a]);
-    if (c->timed)
-        c->ns[j] = mns_now_ns() - t0;
-}
-
-/* Whether this call takes part in the run-time choice of pairs (adapt.c):
- * it holds the key's slot (one such call at a time: the state needs no
- * lock), may pair, and is on few enough threads that every pair would be
- * formed (threads <= k - k / 2), so its times compare the same plans. */
-static int call_adapts(const mns_rsa *key, const mns_rsa_slot *sl, int threads,
-                       mns_rsa_thread_mode mode)
-{
-    return key->adapt && sl == &key->slot && !(mode & MNS_RSA_NO_PAIRS) &&
-           key->k - threads >= key->k / 2;
-}
-
-/* After the jobs of an adaptable call: each pair's time, to adapt.c */
-static void adapt_after(const call *c)
-{
-    mns_rsa *key = (mns_rsa *)c->key; /* the slot holder's state */
-    const int k = key->k;
-    for (int p = 0; 2 * p + 1 < k; p++) {
-        if (!key->x2[p])
-            continue;
-        double ns = 0;
-        int paired = 0;
-        for (int j = 0; j < c->jobs; j++)
-            if (c->a[j] == 2 * p || c->a[j] == 2 * p + 1) {
-                ns += c->ns[j];
-                paired = c->b[j] >= 0;
-            }
-        int on = __atomic_load_n(&key->pair_on[p], __ATOMIC_RELAXED);
-        int now = mns_rsa_adapt_record(&key->adapt_state[p], on, paired, ns);
-        if (now != on)
-            __atomic_store_n(&key->pair_on[p], now, __ATOMIC_RELAXED);
-    }
-}
-
-int mns_rsa_pair_now_(const mns_rsa *key, int j, double *median, unsigned long *explored,
-                      unsigned long *flips)
-{
-    if (!key)
-        return -1;
-    key = mns_rsa_now(key);
-    if (j < 0 || 2 * j + 1 >= key->k || !key->x2[j])
-        return -1;
-    const mns_rsa_adapt *a = &key->adapt_state[j];
-    if (median)
-        *median = a->median;
-    if (explored)
-        *explored = a->explored;
-    if (flips)
-        *flips = a->flips;
-    return __atomic_load_n(&key->pair_on[j], __ATOMIC_RELAXED);
 }
 
 mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads,
@@ -128,12 +72,8 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
     call c;
     c.key = key;
     c.sl = sl;
-    const int adapts = call_adapts(key, sl, threads, mode);
-    c.timed = adapts;
-    /* an exploring call runs every pair the other way */
-    const int explore = adapts && mns_rsa_adapt_explores(((mns_rsa *)key)->calls++);
     for (int p = 0; 2 * p + 1 < k; p++)
-        c.use[p] = key->x2[p] && (__atomic_load_n(&key->pair_on[p], __ATOMIC_RELAXED) ^ explore);
+        c.use[p] = key->x2[p] && key->pair_on[p];
     plan_call(&c, threads, !(mode & MNS_RSA_NO_PAIRS));
     if (threads > c.jobs)
         threads = c.jobs;
@@ -148,8 +88,6 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
             for (int j = 0; j < c.jobs; j++)
                 channel_job(&c, j);
     }
-    if (adapts)
-        adapt_after(&c);
     if (fault_channel >= 0 && fault_channel < k) {
         size_t bit = fault_bit % (64 * key->ch[fault_channel].pn);
         sl->s[fault_channel][bit / 64] ^= (mp_limb_t)1 << (bit % 64);

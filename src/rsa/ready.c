@@ -1,29 +1,30 @@
 /* An "auto" key signs at once, and becomes as fast as tuning makes it.
  *
  * Why: the fastest backends of a prime need parameters generated for it
- * (PMNS: a lattice search, 65 ms to seconds per prime) and "auto" times the
- * candidates on the key's own primes (choose.c): tens of milliseconds to a
- * minute per key, which a program that loads a key and signs a few times
- * (an OpenSSL provider's one-shot command) would pay in full. So
- * mns_rsa_new makes a starting plan whose channels need no generation
- * (mont-ifma where the CPU has IFMA, else mont: a Montgomery context is a
- * few modular inversions), and a background thread makes the tuned plan
- * ("auto" with choose.c) from copies of d and the primes. It is created
- * with the key but starts working only when the key's first call has its
- * result (or at mns_rsa_wait): working from mns_rsa_new on, it took the CPU
- * from the first signature (RSA-1024 on the busy Zen 3: 0.3-21 ms instead
- * of 0.3 ms), and a program that signs once and exits never pays for it.
- * When it is complete it is published with one release store of
- * the key's plan pointer; every call loads that pointer once (acquire) and
- * runs wholly on the plan it found, so a call never mixes plans, and the
- * starting plan is kept until mns_rsa_free for the calls that began on it.
- * Both plans compute the same value (the private operation is a function of
- * the key alone), so the switch is invisible but for the time.
+ * (PMNS: a lattice search, 65 ms to seconds per prime), which a program
+ * that loads a key and signs a few times (an OpenSSL provider's one-shot
+ * command) would pay in full. So mns_rsa_new makes a starting plan whose
+ * channels need no generation (mont-ifma where the CPU has IFMA, else
+ * mont: a Montgomery context is a few modular inversions), and a
+ * background thread makes the tuned plan from copies of d and the primes:
+ * every channel on the tuning table's choice (RSA_TUNED_SPEC), guarded and
+ * paired by choose.c. It is created with the key but starts working only
+ * once the key's first call has returned (or at mns_rsa_wait): working
+ * from mns_rsa_new on, it took the CPU from the first signature (RSA-1024
+ * on the busy Zen 3: 0.3-21 ms instead of 0.3 ms), and a program that
+ * signs once and exits never pays for it. When it is complete it is
+ * published with one release store of the key's plan pointer; every call
+ * loads that pointer once (acquire) and runs wholly on the plan it found,
+ * so a call never mixes plans, and the starting plan is kept until
+ * mns_rsa_free for the calls that began on it. Both plans compute the same
+ * value (the private operation is a function of the key alone), so the
+ * switch is invisible but for the time.
  *
  * mns_rsa_free sets the key's cancel flag, which the generator (through
- * core/deadline.h, in every helper thread of the tuning) and the timing
- * loops of choose.c read, and joins the thread; a plan that was being made
- * is freed there. Nothing here is on the signing path. */
+ * core/deadline.h, in every helper thread of the tuning) and the guard's
+ * timing in choose.c read, and joins the thread; a plan that was being
+ * made is freed there. Nothing here is on the signing path but the store
+ * of mns_rsa_tune_kick_. */
 #define _GNU_SOURCE /* syscall */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cpu.h"
@@ -51,19 +53,25 @@
  * refuse) backends that cannot serve them. */
 #define RSA_TUNE_MIN_BITS 128
 
+const char *mns_rsa_start_backend(void) { return mns_cpu_has_ifma() ? "mont-ifma" : "mont"; }
+
+mns_status mns_rsa_start_channel(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi)
+{
+    const char *first = mns_rsa_start_backend();
+    mns_status st = mns_rsa_channel_make(c, d, primes, pi, first);
+    if (st != MNS_OK && first[4]) { /* mont-ifma refused this prime: mont serves any */
+        mns_rsa_channel_clear(c);
+        mns_error_clear();
+        st = mns_rsa_channel_make(c, d, primes, pi, "mont");
+    }
+    return st;
+}
+
 mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes)
 {
-    const int k = key->k;
-    const char *first = mns_cpu_has_ifma() ? "mont-ifma" : "mont";
     mns_status st = MNS_OK;
-    for (int i = 0; i < k && st == MNS_OK; i++) {
-        st = mns_rsa_channel_make(&key->ch[i], d, primes, i, first);
-        if (st != MNS_OK && first[4]) { /* mont-ifma refused this prime: mont serves any */
-            mns_rsa_channel_clear(&key->ch[i]);
-            mns_error_clear();
-            st = mns_rsa_channel_make(&key->ch[i], d, primes, i, "mont");
-        }
-    }
+    for (int i = 0; i < key->k && st == MNS_OK; i++)
+        st = mns_rsa_start_channel(&key->ch[i], d, primes, i);
     return st;
 }
 
@@ -104,13 +112,39 @@ static void tune_run(mns_rsa *key)
 /* The tuner yields to the key's calls: before anything else its nice
  * value is raised by RSA_TUNE_NICE (Linux keeps one per thread, and the
  * generator's helper threads inherit it), then it sleeps until the key's
- * first call (or mns_rsa_wait, or mns_rsa_free) wakes it. A thread started
- * at that first call, at the default priority, took the core from the call
- * (RSA-2048 on the busy Zen 3: 21-31 ms in pthread_create's return instead
- * of 0.2-0.5 ms); woken at nice 10 it does not preempt it. On an idle CPU
- * the tuner runs at full speed all the same; beside calls that keep every
+ * first call has returned (or mns_rsa_wait, or mns_rsa_free, wakes it). A
+ * thread started at that first call, at the default priority, took the
+ * core from the call (RSA-2048 on the busy Zen 3: 21-31 ms in
+ * pthread_create's return instead of 0.2-0.5 ms); so did a tuner woken by
+ * the call itself (the futex wake of a thread that slept long lets it
+ * preempt the waker: 10-35 ms more in the first call's return under load).
+ * So the call only sets key->called, and the tuner looks at it on its own
+ * timer, every RSA_TUNE_POLL_MIN_MS at first, backing off to
+ * RSA_TUNE_POLL_MAX_MS (an idle key costs a few wake-ups a second). On an
+ * idle CPU the tuner then runs at full speed; beside calls that keep every
  * CPU busy it gets about a tenth of one. */
 #define RSA_TUNE_NICE 10
+#define RSA_TUNE_POLL_MIN_MS 2
+#define RSA_TUNE_POLL_MAX_MS 256
+
+static void wait_first_call(mns_rsa *key)
+{
+    long ms = RSA_TUNE_POLL_MIN_MS;
+    pthread_mutex_lock(&key->tune_lock);
+    while (key->tune_state == MNS_RSA_TUNE_ARMED &&
+           !__atomic_load_n(&key->called, __ATOMIC_ACQUIRE)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        (void)pthread_cond_timedwait(&key->tune_cv, &key->tune_lock, &ts);
+        if (ms < RSA_TUNE_POLL_MAX_MS)
+            ms *= 2;
+    }
+    __atomic_store_n(&key->tune_state, MNS_RSA_TUNE_STARTED, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&key->tune_lock);
+}
 
 static void *tune_main(void *arg)
 {
@@ -120,10 +154,7 @@ static void *tune_main(void *arg)
     int nice = getpriority(PRIO_PROCESS, tid);
     if (errno == 0)
         (void)setpriority(PRIO_PROCESS, tid, nice + RSA_TUNE_NICE);
-    pthread_mutex_lock(&key->tune_lock);
-    while (key->tune_state == MNS_RSA_TUNE_ARMED)
-        pthread_cond_wait(&key->tune_cv, &key->tune_lock);
-    pthread_mutex_unlock(&key->tune_lock);
+    wait_first_call(key);
     if (!__atomic_load_n(&key->cancel, __ATOMIC_RELAXED))
         tune_run(key);
     wipe_copies(key); /* the tuner's copies of d and the primes */
@@ -173,8 +204,8 @@ void mns_rsa_tune_start_(mns_rsa *key, const mpz_t d, const mpz_t *primes)
 
 void mns_rsa_tune_kick_(const mns_rsa *key)
 {
-    if (__atomic_load_n(&key->tune_state, __ATOMIC_ACQUIRE) == MNS_RSA_TUNE_ARMED)
-        wake((mns_rsa *)key); /* the tuning's state is synchronised there */
+    if (!__atomic_load_n(&key->called, __ATOMIC_RELAXED))
+        __atomic_store_n(&((mns_rsa *)key)->called, 1, __ATOMIC_RELEASE); /* the tuner's cue */
 }
 
 /* Wakes the tuner and joins it (once: join_lock serialises the joiners). */

@@ -79,40 +79,16 @@ typedef struct mns_rsa_channel {
     int pi;             /* index of this channel's prime in mns_rsa_new's array */
 } mns_rsa_channel;
 
-/* What choose.c measured for pair j of an "auto" key (or its last, single
- * channel): ns per job, median of block minima, -1 where not timed;
- * solo_t / solo_r: each channel alone on the table's backend / the
- * alternative (alt: its name, rns-ifma, pmns-mp-ifma or mont; "" if none),
- * pair_t / pair_r: the pair on each; pick: what was installed. */
-typedef struct mns_rsa_choice {
-    int done;
-    double solo_t[2], solo_r[2], pair_t, pair_r;
-    char alt[24];
-    char pick[32];
-} mns_rsa_choice;
+/* The guard of a tuned plan's channel (choose.c): ns per job, median of
+ * block minima, of the table's channel and of the starting backend on the
+ * same prime (-1: not timed, the channel is on a starting backend), and
+ * whether the starting backend replaced it. */
+typedef struct mns_rsa_guard {
+    double table_ns, start_ns;
+    int replaced;
+} mns_rsa_guard;
 
 typedef struct mns_rsa_pool mns_rsa_pool;
-
-/* A pair's run-time choice (adapt.c): one call in MNS_RSA_ADAPT_PERIOD runs
- * the pair the other way; the ratio pair time / solo time of that call and
- * the key's previous one is a vote, and the median of the last
- * MNS_RSA_ADAPT_VOTES votes (once there are MNS_RSA_ADAPT_MIN_VOTES)
- * decides: paired below MNS_RSA_ADAPT_GAIN. No margin below 1 (the
- * creation probe of explicit specs asks 0.97 of one measurement): the
- * median of five filters the noise, and an exploration runs the other
- * plan's code first after 63 calls, so its own vote leans towards the
- * installed plan already. */
-#define MNS_RSA_ADAPT_PERIOD 64
-#define MNS_RSA_ADAPT_VOTES 5
-#define MNS_RSA_ADAPT_MIN_VOTES 3
-#define MNS_RSA_ADAPT_GAIN 1.0
-typedef struct mns_rsa_adapt {
-    double last;        /* ns of the pair's work in the last call on the installed plan */
-    float ratio[MNS_RSA_ADAPT_VOTES];
-    int votes, next;    /* ratios held; where the next one goes */
-    float median;       /* of the votes at the last decision (0: none yet) */
-    unsigned long explored, flips;
-} mns_rsa_adapt;
 
 /* Everything one private operation writes, allocated once (with the key, or
  * per call when another call holds the key's slot): no allocation on the
@@ -165,6 +141,7 @@ struct mns_rsa {
     int cancel;
     int tune_state;     /* mns_rsa_tune_state (atomic; changed under tune_lock) */
     int tuning;         /* a tuner thread to join */
+    int called;         /* a call has returned (atomic): the armed tuner's cue */
     pthread_t tuner;
     pthread_mutex_t tune_lock, join_lock;
     pthread_cond_t tune_cv; /* the armed tuner sleeps on it */
@@ -176,25 +153,15 @@ struct mns_rsa {
     mpz_t n, e;
     mns_rsa_channel ch[MNS_RSA_MAX_PRIMES];
     size_t xn;          /* words of the CRT accumulator: sum of the pn, + 1 */
-    /* pairs for interleaving: channels 2j and 2j + 1 when
-     * their fields can share mns_field_powm_x2 (src/field/field_internal.h):
-     * x2[j] is mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether
-     * calls on fewer threads than channels pair them: where the pair ran
-     * faster than the two channels alone when the key was made
-     * (probe_ratio[j] = pair time / solo time, measured then) */
+    /* pairs for interleaving: channels 2j and 2j + 1 when their fields can
+     * share mns_field_powm_x2 (src/field/field_internal.h): x2[j] is
+     * mns_field_x2 of the pair (0: cannot pair), pair_on[j] whether calls
+     * on fewer threads than channels pair them (mns_rsa_pair_rule) */
     int x2[MNS_RSA_MAX_PRIMES / 2];
     int pair_on[MNS_RSA_MAX_PRIMES / 2];
-    double probe_ratio[MNS_RSA_MAX_PRIMES / 2];
-    int npairs;         /* pairs with pair_on when the key was made */
-    /* pair_on is decided again while the key is used (adapt.c), by the
-     * calls that hold the key's slot and could pair every pair (threads <=
-     * k - k / 2); adapt = 0 keeps it as it is (tests that force it).
-     * pair_on is read by concurrent calls: atomic loads and stores */
-    int adapt;
-    unsigned long calls; /* adaptable calls so far */
-    mns_rsa_adapt adapt_state[MNS_RSA_MAX_PRIMES / 2];
-    int chosen;         /* "auto": channels and pairs chosen by choose.c */
-    mns_rsa_choice choice[(MNS_RSA_MAX_PRIMES + 1) / 2];
+    int npairs;         /* pairs with pair_on */
+    int chosen;         /* "auto": the tuned plan's channels guarded by choose.c */
+    mns_rsa_guard guard[MNS_RSA_MAX_PRIMES];
     size_t pw_words[MNS_RSA_MAX_PRIMES]; /* exponentiation scratch per channel */
     /* the fault check's field of n (rns-ifma: set_words, 17 products and
      * get_words cost about half of GMP's mpz_powm for e = 65537); NULL where
@@ -258,17 +225,23 @@ mns_status mns_rsa_new_held_(mns_rsa **key, const mpz_t n, const mpz_t e, const 
 
 /* --- ready.c: the starting plan and the background tuning --- */
 
-/* The starting plan's channels: every prime on a backend that needs no
- * parameter generation (mont-ifma with IFMA, else mont). */
+/* The starting backend: one that needs no parameter generation
+ * (mont-ifma with IFMA, else mont). */
+const char *mns_rsa_start_backend(void);
+/* *c <- a channel for primes[pi] on the starting backend (mont where
+ * mont-ifma refuses the prime). */
+mns_status mns_rsa_start_channel(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi);
+/* The starting plan's channels: every prime on the starting backend. */
 mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes);
 /* Arms the tuning of a START plan that can gain from it: d and primes
- * copied, the tuner thread created asleep; the key's first call wakes it
- * (mns_rsa_tune_kick_). */
+ * copied, the tuner thread created asleep; it starts once the key's first
+ * call has returned (mns_rsa_tune_kick_), or at mns_rsa_wait. */
 void mns_rsa_tune_arm_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
 /* Test entry: arms and wakes at once. */
 void mns_rsa_tune_start_(mns_rsa *key, const mpz_t d, const mpz_t *primes);
-/* At the end of every call on the key: wakes an armed tuner (one atomic
- * load otherwise). */
+/* At the end of every call on the key: marks that a call has returned (an
+ * atomic store, no lock and no system call: the call never waits for the
+ * tuner; the armed tuner looks at the mark on its own timer). */
 void mns_rsa_tune_kick_(const mns_rsa *key);
 /* Cancels the tuning and joins its thread (mns_rsa_free). */
 void mns_rsa_tune_stop_(mns_rsa *key);
@@ -286,46 +259,29 @@ mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *
 /* Makes ch[i] for prime number pi[i] with spec[i], i < m, on up to
  * min(m, mns_cpu_count()) threads at once (the PMNS generator takes 65-220 ms
  * per 1100-3400-bit prime on the Zen 3, and the primes do not depend on each
- * other); each ch[i].create_ms is its own time. With budget_ms > 0 a
- * channel whose parameter generation runs longer fails (core/deadline.h).
- * st[i] is each status; a failed ch[i] may hold parts
+ * other); each ch[i].create_ms is its own time; the caller's cancel flag
+ * (core/deadline.h) reaches every worker. st[i] is each status; a failed ch[i] may hold parts
  * (mns_rsa_channel_clear it). Returns the first failure's status, with its
  * message raised again in the calling thread (mns_last_error is per
  * thread), else MNS_OK. */
 mns_status mns_rsa_channels_make(mns_rsa_channel *ch, mns_status *st, int m, const int *pi,
-                                 const char *const *spec, const mpz_t d, const mpz_t *primes,
-                                 double budget_ms);
+                                 const char *const *spec, const mpz_t d, const mpz_t *primes);
 /* Frees and wipes what mns_rsa_channel_make made; zeroes *c. */
 void mns_rsa_channel_clear(mns_rsa_channel *c);
 
-/* --- choose.c: backends and pairs --- */
+/* --- choose.c: the tuned plan's guard, and pairs --- */
 
 /* Channels i - 1 and i made to share one shape where their backend chose
  * different ones (PMNS families), so that they can pair. */
 void mns_rsa_same_shape(mns_rsa *key, int i, const mpz_t d, const mpz_t *primes);
-/* "auto" keys: channels reordered so that pairable ones are neighbours,
- * then each pair's backends and pairing chosen by timing every option
- * (sets pair_on, probe_ratio, choice; x2 and pw_words are plan_pairs'). */
+/* The tuned plan: each channel (on the table's backend) guarded against
+ * the starting backend, then channels reordered so that pairable ones are
+ * neighbours and made to one shape (sets guard and chosen; x2 and
+ * pw_words are plan_pairs'). */
 void mns_rsa_choose(mns_rsa *key, const mpz_t d, const mpz_t *primes);
-/* Keys with an explicit spec: pair j's time through mns_field_powm_x2 over
- * its two channels' time one after the other, both timed as whole jobs
- * like the units above (0 if the timing could not run). */
-double mns_rsa_pair_ratio(const mns_rsa *key, int j);
-
-/* --- adapt.c: pairs decided again at run time --- */
-
-/* 1 if the adaptable call with this index (key->calls) explores */
-int mns_rsa_adapt_explores(unsigned long call);
-/* Records ns, the time of a pair's work in one call: paired (one x2 job)
- * or not (its two channels' jobs summed); on: the installed choice. A call
- * on the installed plan sets the reference; an exploration adds a vote.
- * Returns the choice from now on. */
-int mns_rsa_adapt_record(mns_rsa_adapt *a, int on, int ran_paired, double ns);
-/* Test and benchmark entry: pair j's installed choice now (1 paired), with
- * the median vote (0 if none yet), the explorations and the flips so far;
- * -1 if j is not a pair that can share a stream. */
-int mns_rsa_pair_now_(const mns_rsa *key, int j, double *median, unsigned long *explored,
-                      unsigned long *flips);
+/* 1 if calls on fewer threads than channels run pair j through the x2
+ * kernels (a rule on the backend and the size, the same in every process). */
+int mns_rsa_pair_rule(const mns_rsa *key, int j);
 
 /* --- channel.c: entry and exit --- */
 
@@ -398,8 +354,6 @@ mns_status mns_rsa_garner_constants(mns_rsa *key, const mpz_t *primes);
 
 /* x2 of each pair and every channel's exponentiation scratch (pw_words). */
 void mns_rsa_plan_pairs(mns_rsa *key);
-/* Explicit specs: each pair timed once, pair_on where it pays. */
-void mns_rsa_probe_pairs(mns_rsa *key);
 
 /* --- check.c: the fault check --- */
 

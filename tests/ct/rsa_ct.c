@@ -88,11 +88,10 @@ static int run(const char *spec, size_t bits, int k, gmp_randstate_t r, int self
         rsa_test_key_clear(&t);
         return 1;
     }
-    /* every pair that can share the x2 driver does (the key's own timing
-     * probe may have turned some off): one thread then runs them */
+    /* every pair that can share the x2 driver does (the pair rule may have
+     * turned some off): one thread then runs them */
     for (int j = 0; 2 * j + 1 < k; j++)
         key->pair_on[j] = key->x2[j] != 0;
-    key->adapt = 0;
     int bad = 0;
     mpz_t in, out, want;
     mpz_inits(in, out, want, NULL);

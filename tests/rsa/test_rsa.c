@@ -216,7 +216,7 @@ static void check_plan(const rsa_test_key *t, mns_rsa *key, mns_rsa *plan, const
          * it (pmns(-ifma) may report a larger delta: its set's own) */
         const char *d = mns_rsa_describe(key);
         for (const char *l = strstr(d, "\n ch"); l; l = strstr(l + 1, "\n ch")) {
-            if (l[4] < '0' || l[4] > '9') /* a "choice(...)" line, not a channel */
+            if (l[4] < '0' || l[4] > '9') /* not a channel's line */
                 continue;
             int len = (int)strcspn(l + 1, "\n");
             char line[1024];
@@ -235,7 +235,6 @@ static void check_plan(const rsa_test_key *t, mns_rsa *key, mns_rsa *plan, const
          * channels), and with every channel alone */
         int chosen[MNS_RSA_MAX_PRIMES / 2];
         memcpy(chosen, plan->pair_on, sizeof chosen);
-        plan->adapt = 0; /* the forced choices stay as forced */
         for (int force = 0; force < 3; force++) {
             for (int j = 0; 2 * j + 1 < t->k; j++)
                 plan->pair_on[j] = force == 0 ? chosen[j] : force == 1 ? plan->x2[j] != 0 : 0;
@@ -248,7 +247,6 @@ static void check_plan(const rsa_test_key *t, mns_rsa *key, mns_rsa *plan, const
             }
         }
         memcpy(plan->pair_on, chosen, sizeof chosen);
-        plan->adapt = 1;
         /* fresh threads per call, and aliasing out = in */
         mpz_set(out, in);
         st = mns_rsa_private_ex_(key, out, out, t->k, MNS_RSA_THREADS_SPAWN, -1, 0);
@@ -540,86 +538,44 @@ static void test_concurrent(void)
     rsa_test_key_clear(&t);
 }
 
-/* ---- pairs decided again at run time (adapt.c) ---- */
+/* ---- which pairs are used (mns_rsa_pair_rule) ---- */
 
-/* The vote on synthetic times: a pair that takes 0.86 of its channels
- * alone is turned on after MNS_RSA_ADAPT_MIN_VOTES explorations, one that
- * takes 1.10 off again, an outlier among five votes changes nothing, and
- * an exploration without a reference call is no vote. */
-static void test_adapt_vote(void)
+/* The rule on keys with an explicit spec: two calls in turn (no x2
+ * kernels) never pair, the RNS backends pair their x2 kernels up to 1100
+ * bits and not beyond, other x2 kernels pair; pair_on is the rule's. */
+static void test_pair_rule(void)
 {
-    mns_rsa_adapt a;
-    memset(&a, 0, sizeof a);
-    int on = 0;
-    on = mns_rsa_adapt_record(&a, on, 1, 86.0);
-    MT_CHECK(on == 0 && a.votes == 0, "adapt: an exploration without reference voted");
-    for (int v = 0; v < MNS_RSA_ADAPT_MIN_VOTES; v++) {
-        MT_CHECK(on == 0, "adapt: turned on after %d votes", v);
-        on = mns_rsa_adapt_record(&a, on, 0, 100.0); /* reference: solo */
-        on = mns_rsa_adapt_record(&a, on, 1, 86.0);  /* exploration: paired */
-    }
-    MT_CHECK(on == 1 && a.flips == 1 && a.median > 0.85f && a.median < 0.87f,
-             "adapt: pair at 0.86 not turned on (on %d, median %.3f)", on, (double)a.median);
-    /* an interrupted exploration (10x) among the votes */
-    on = mns_rsa_adapt_record(&a, on, 1, 86.0);
-    on = mns_rsa_adapt_record(&a, on, 0, 1000.0);
-    MT_CHECK(on == 1, "adapt: one outlier flipped the choice");
-    /* the machine changes: the pair now takes 1.10 */
-    int v = 0;
-    for (; v < 10 && on; v++) {
-        on = mns_rsa_adapt_record(&a, on, 1, 110.0); /* reference: paired */
-        on = mns_rsa_adapt_record(&a, on, 0, 100.0); /* exploration: solo */
-    }
-    MT_CHECK(on == 0 && v == 3 && a.flips == 2,
-             "adapt: pair at 1.10 turned off after %d votes (on %d, flips %lu)", v, on, a.flips);
-}
-
-/* On a key: every call right while explorations run the other plan, one
- * exploration per period counted per pair that can share a stream, and
- * calls on more threads than k - k/2 leave the count alone. */
-static void test_adapt_key(void)
-{
-    rsa_test_key t;
-    mns_rsa *handle = key_4x256(&t, "adapt");
-    if (!handle)
-        return;
-    /* the run-time choice is the tuned plan's */
-    mns_rsa_wait(handle);
-    MT_CHECK(mns_rsa_tuned(handle), "adapt: the key is not tuned after mns_rsa_wait");
-    mns_rsa *key = (mns_rsa *)mns_rsa_now(handle);
-    mpz_t in, out, ref;
-    mpz_inits(in, out, ref, NULL);
-    const int periods = 4;
-    int bad = 0;
-    for (int i = 0; i < periods * MNS_RSA_ADAPT_PERIOD; i++) {
-        mpz_urandomm(in, mt_rand, t.n);
-        mpz_powm(ref, in, t.d, t.n);
-        bad += mns_rsa_private(handle, out, in, 1 + (i & 1)) != MNS_OK || mpz_cmp(out, ref) != 0;
-        /* three threads: not adaptable (pairs 0 and 1 cannot both form) */
-        if (i % 16 == 0)
-            bad += mns_rsa_private(handle, out, in, 3) != MNS_OK || mpz_cmp(out, ref) != 0;
-    }
-    MT_CHECK(bad == 0, "adapt: %d wrong results while pairs were re-decided", bad);
-    MT_CHECK(key->calls == (unsigned long)periods * MNS_RSA_ADAPT_PERIOD,
-             "adapt: %lu adaptable calls counted, %d made", key->calls,
-             periods * MNS_RSA_ADAPT_PERIOD);
-    for (int j = 0; j < 2; j++) {
-        double med;
-        unsigned long ex, fl;
-        int now = mns_rsa_pair_now_(key, j, &med, &ex, &fl);
-        if (now < 0)
+    static const struct {
+        const char *spec;
+        size_t bits;
+    } cases[] = {{"mont", 1024},         {"rns", 1024},  {"rns", 3072},
+                 {"pmns-mp", 1024},      {"mont-ifma", 2048}, {"rns-ifma", 1024},
+                 {"rns-ifma", 3072}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rsa_test_key t;
+        rsa_test_key_make(&t, cases[c].bits, 2, mt_rand);
+        mns_rsa *key;
+        mns_status st = mns_rsa_new(&key, t.n, t.e, t.d, (const mpz_t *)t.p, 2, cases[c].spec);
+        if (st == MNS_ENOTSUP) { /* not on this CPU */
+            rsa_test_key_clear(&t);
             continue;
-        printf("test_rsa: adapt pair %d: %s, median %.3f, %lu explorations, %lu flips\n", j,
-               now ? "on" : "off", med, ex, fl);
-        /* the first exploration may come before any reference call on
-         * the installed plan only if the key had none: never here */
-        MT_CHECK(ex == (unsigned long)periods, "adapt: pair %d explored %lu times in %d periods",
-                 j, ex, periods);
-        MT_CHECK(ex < MNS_RSA_ADAPT_MIN_VOTES || med > 0, "adapt: pair %d has no median", j);
+        }
+        MT_CHECK(st == MNS_OK, "pair rule %s %zu: %s", cases[c].spec, cases[c].bits,
+                 mns_last_error());
+        if (st != MNS_OK) {
+            rsa_test_key_clear(&t);
+            continue;
+        }
+        const int rns = strncmp(cases[c].spec, "rns", 3) == 0;
+        const int want = key->x2[0] == 2 && !(rns && cases[c].bits / 2 > 1100);
+        MT_CHECK(key->pair_on[0] == want && mns_rsa_pair_rule(key, 0) == want,
+                 "pair rule %s %zu: x2=%d pair_on=%d, want %d (%s)", cases[c].spec,
+                 cases[c].bits, key->x2[0], key->pair_on[0], want, mns_rsa_describe(key));
+        printf("test_rsa: pair rule %s %zu: x2=%d %s\n", cases[c].spec, cases[c].bits,
+               key->x2[0], key->pair_on[0] ? "on" : "off");
+        mns_rsa_free(key);
+        rsa_test_key_clear(&t);
     }
-    mpz_clears(in, out, ref, NULL);
-    mns_rsa_free(handle);
-    rsa_test_key_clear(&t);
 }
 
 /* ---- the backends one by one, on small keys ---- */
@@ -671,8 +627,7 @@ int main(void)
         test_kat();
         test_refusals();
         test_concurrent();
-        test_adapt_vote();
-        test_adapt_key();
+        test_pair_rule();
         test_specs();
     }
     rsa_test_key t;
