@@ -29,6 +29,7 @@ extern const mns_backend mns_backend_rns, mns_backend_rns_ifma;
 extern const mns_backend mns_backend_sor, mns_backend_sor_ifma;
 extern const mns_backend mns_backend_pmns, mns_backend_pmns_ifma;
 extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
+extern const mns_backend mns_backend_pmers;
 
 static const mns_backend *const backends[] = {
     &mns_backend_mont,
@@ -45,6 +46,7 @@ static const mns_backend *const backends[] = {
     &mns_backend_pmns_ifma,
     &mns_backend_pmns_mp,
     &mns_backend_pmns_mp_ifma,
+    &mns_backend_pmers,
 };
 
 const char *mns_backend_name(size_t i)

@@ -1,0 +1,115 @@
+/* The pmers kernels for four-word elements (2^255 - 19, 2^256 - 189, ...)
+ * with mulx and the two carry chains of adcx / adox, as OpenSSL's
+ * x25519-x86_64 and Intel's ADX white paper do: the 4x4 product row by row
+ * into eight words, then the fold by m (pmers.h) in registers, and the
+ * result stored last so r may alias a or b. Constant time: straight-line
+ * code, no branch, no operand-dependent address. Chosen only where the CPU
+ * has BMI2 and ADX (pmers.c). */
+#include "pmers/pmers.h"
+#include "pmers/pmers_body.h"
+#include "pmers/pmers_ops.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+/* one row of the product: T0..T4 <- T0..T3 + a_i b, T0 stored to `out` */
+#define ROW(AI, T0, T1, T2, T3, T4, OUT)                                                      \
+    "movq " AI "(%[a]), %%rdx\n\t"                                                            \
+    "xorl %k[z], %k[z]\n\t"                                                                   \
+    "mulxq 0(%[b]), %[lo], %[hi]\n\t"                                                         \
+    "adcxq %[lo], %[" T0 "]\n\t"                                                              \
+    "adoxq %[hi], %[" T1 "]\n\t"                                                              \
+    "mulxq 8(%[b]), %[lo], %[hi]\n\t"                                                         \
+    "adcxq %[lo], %[" T1 "]\n\t"                                                              \
+    "adoxq %[hi], %[" T2 "]\n\t"                                                              \
+    "mulxq 16(%[b]), %[lo], %[hi]\n\t"                                                        \
+    "adcxq %[lo], %[" T2 "]\n\t"                                                              \
+    "adoxq %[hi], %[" T3 "]\n\t"                                                              \
+    "mulxq 24(%[b]), %[lo], %[" T4 "]\n\t"                                                    \
+    "adcxq %[lo], %[" T3 "]\n\t"                                                              \
+    "adoxq %[z], %[" T4 "]\n\t"                                                               \
+    "adcxq %[z], %[" T4 "]\n\t"                                                               \
+    "movq %[" T0 "], " OUT "(%[t])\n\t"
+
+static void pm_mul_mulx4(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    const uint64_t m = ((const mns_pmers_ctx *)ctx)->m;
+    uint64_t t[8];
+    uint64_t x0, x1, x2, x3, x4, lo, hi, z;
+    __asm__ volatile(
+        /* row 0: x0..x4 <- a0 b */
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq 0(%[b]), %[x0], %[x1]\n\t"
+        "mulxq 8(%[b]), %[lo], %[x2]\n\t"
+        "addq %[lo], %[x1]\n\t"
+        "mulxq 16(%[b]), %[lo], %[x3]\n\t"
+        "adcq %[lo], %[x2]\n\t"
+        "mulxq 24(%[b]), %[lo], %[x4]\n\t"
+        "adcq %[lo], %[x3]\n\t"
+        "adcq $0, %[x4]\n\t"
+        "movq %[x0], 0(%[t])\n\t"
+        ROW("8", "x1", "x2", "x3", "x4", "x0", "8")
+        ROW("16", "x2", "x3", "x4", "x0", "x1", "16")
+        ROW("24", "x3", "x4", "x0", "x1", "x2", "24")
+        /* t4..t7 are x4 x0 x1 x2: the fold r = t_lo + m t_hi */
+        "movq %[x4], 32(%[t])\n\t"
+        "movq %[x0], 40(%[t])\n\t"
+        "movq %[x1], 48(%[t])\n\t"
+        "movq %[x2], 56(%[t])\n\t"
+        "movq %[m], %%rdx\n\t"
+        "xorl %k[z], %k[z]\n\t"
+        "mulxq 32(%[t]), %[x0], %[x1]\n\t"
+        "mulxq 40(%[t]), %[lo], %[x2]\n\t"
+        "adcxq %[lo], %[x1]\n\t"
+        "mulxq 48(%[t]), %[lo], %[x3]\n\t"
+        "adcxq %[lo], %[x2]\n\t"
+        "mulxq 56(%[t]), %[lo], %[x4]\n\t"
+        "adcxq %[lo], %[x3]\n\t"
+        "adcxq %[z], %[x4]\n\t"
+        "addq 0(%[t]), %[x0]\n\t"
+        "adcq 8(%[t]), %[x1]\n\t"
+        "adcq 16(%[t]), %[x2]\n\t"
+        "adcq 24(%[t]), %[x3]\n\t"
+        "adcq %[z], %[x4]\n\t"
+        /* the top word x4 <= m folds as x4 m; a last carry as m */
+        "mulxq %[x4], %[lo], %[hi]\n\t"
+        "addq %[lo], %[x0]\n\t"
+        "adcq %[hi], %[x1]\n\t"
+        "adcq %[z], %[x2]\n\t"
+        "adcq %[z], %[x3]\n\t"
+        "sbbq %[lo], %[lo]\n\t"
+        "andq %%rdx, %[lo]\n\t"
+        "addq %[lo], %[x0]\n\t"
+        "adcq %[z], %[x1]\n\t"
+        "movq %[x0], 0(%[r])\n\t"
+        "movq %[x1], 8(%[r])\n\t"
+        "movq %[x2], 16(%[r])\n\t"
+        "movq %[x3], 24(%[r])\n\t"
+        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
+          [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+        : [a] "r"(a), [b] "r"(b), [t] "r"(t), [r] "r"(r), [m] "m"(m)
+        : "rdx", "cc", "memory");
+}
+
+static void pm_sqr_mulx4(const void *ctx, uint64_t *r, const uint64_t *a)
+{
+    pm_mul_mulx4(ctx, r, a, a);
+}
+
+static void pm_add_4(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    pm_add_words(r, a, b, ((const mns_pmers_ctx *)ctx)->m, 4);
+}
+
+static void pm_sub_4(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    pm_sub_words(r, a, b, ((const mns_pmers_ctx *)ctx)->m, 4);
+}
+
+static const mns_field_ops ops_mulx4 = MNS_PMERS_OPS(pm_mul_mulx4, pm_sqr_mulx4, pm_add_4, pm_sub_4);
+const mns_field_ops *const mns_pmers_ops_mulx4 = &ops_mulx4;
+
+#else
+
+const mns_field_ops *const mns_pmers_ops_mulx4 = NULL;
+
+#endif
