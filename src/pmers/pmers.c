@@ -28,9 +28,8 @@ int mns_pmers_form(const mpz_t p, unsigned *k, uint64_t *c, size_t *n)
     mpz_mul_2exp(e, e, bits);
     mpz_sub(e, e, p); /* c = 2^k - p >= 1 */
     const unsigned h = (unsigned)(64 * words - bits);
-    /* m = 2^h c below 2^62, and below 2^32 for two words (pmers.h) */
-    const size_t mbits = mpz_sizeinbase(e, 2) + h;
-    const int ok = mbits <= (words == 2 ? 32u : 62u);
+    /* m = 2^h c below 2^63 (pmers.h) */
+    const int ok = mpz_sizeinbase(e, 2) + h <= 63;
     if (ok) {
         *k = (unsigned)bits;
         *c = (uint64_t)mpz_get_ui(e);
@@ -135,7 +134,7 @@ static mns_status pmers_create(mns_backend_inst *out, const mpz_t p, const mns_o
     if (!mns_pmers_form(p, &k, &cc, &n))
         return mns_error(MNS_ENOTSUP,
                          "pmers: p is not 2^k - c of 2 to %d words with 2^(64 n - k) c below "
-                         "2^62 (2^32 for two words)",
+                         "2^63",
                          MNS_PMERS_MAX_WORDS);
     const unsigned long have = mns_pmers_ops_mulx4 ? ~0ul : ~(1ul << K_MULX4);
     const int kern = mns_kernel_choose("pmers", pmers_kernels,

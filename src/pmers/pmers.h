@@ -13,8 +13,11 @@
  * make the canonical value: x = x_hi 2^k + x_lo -> x_lo + x_hi c < 2^k + m,
  * then one conditional subtraction of p.
  *
- * Served: 2 <= n <= MNS_PMERS_MAX_WORDS, c >= 1, m < 2^62 and, so that the
- * second fold cannot overflow, m^2 < 2^(64 (n - 1)) (for n = 2: m < 2^32).
+ * Served: 2 <= n <= MNS_PMERS_MAX_WORDS, c >= 1 and m < 2^63. The bound on
+ * m is what the carries need: the top word t <= m after the first fold, t m
+ * < 2^126 fits two words, a carry out of the second fold leaves a value
+ * below t m, and a double carry (borrow) in add (sub) leaves r[0] < m
+ * (>= 2^64 - m), so adding (subtracting) m once more stays in r[0].
  * Every kernel is constant time: no branch and no memory index on the
  * operands; n, k and c are public. */
 #ifndef MNS_PMERS_H

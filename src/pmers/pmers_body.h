@@ -76,7 +76,7 @@ static inline void pm_sqr_words(uint64_t *t, const uint64_t *a, size_t n)
 }
 
 /* r (n words) <- t (2n words) mod p, in [0, 2^(64 n)): L + H m, then the top
- * word t_n <= m as t_n m (below 2^124), then a last carry as m */
+ * word t_n <= m as t_n m (below 2^126), then a last carry as m */
 static inline void pm_fold(uint64_t *r, const uint64_t *t, uint64_t m, size_t n)
 {
     uint64_t carry = 0;
@@ -98,7 +98,7 @@ static inline void pm_fold(uint64_t *r, const uint64_t *t, uint64_t m, size_t n)
         r[i] = (uint64_t)s;
         carry = (uint64_t)(s >> 64);
     }
-    /* a carry out leaves a value below t_n m < 2^124 in r[0..1]: adding m
+    /* a carry out leaves a value below t_n m < 2^126 in r[0..1]: adding m
      * carries at most into r[1] */
     s = (pm_u128)r[0] + (m & ((uint64_t)0 - carry));
     r[0] = (uint64_t)s;

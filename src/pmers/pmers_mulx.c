@@ -90,9 +90,96 @@ static void pm_mul_mulx4(const void *ctx, uint64_t *r, const uint64_t *a, const 
         : "rdx", "cc", "memory");
 }
 
+/* the square: the six cross products once, then one pass that doubles
+ * them on the adox chain while the adcx chain adds the four squares
+ * (Intel's ADX squaring), and the fold of pm_mul_mulx4 done in registers */
 static void pm_sqr_mulx4(const void *ctx, uint64_t *r, const uint64_t *a)
 {
-    pm_mul_mulx4(ctx, r, a, a);
+    const uint64_t m = ((const mns_pmers_ctx *)ctx)->m;
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, lo, hi, z;
+    __asm__ volatile(
+        /* cross products at words 1..6 */
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq 8(%[a]), %[t1], %[t2]\n\t"
+        "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+        "addq %[lo], %[t2]\n\t"
+        "mulxq 24(%[a]), %[lo], %[t4]\n\t"
+        "adcq %[lo], %[t3]\n\t"
+        "adcq $0, %[t4]\n\t"
+        "movq 8(%[a]), %%rdx\n\t"
+        "xorl %k[z], %k[z]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[t3]\n\t"
+        "adoxq %[hi], %[t4]\n\t"
+        "mulxq 24(%[a]), %[lo], %[t5]\n\t"
+        "adcxq %[lo], %[t4]\n\t"
+        "adoxq %[z], %[t5]\n\t"
+        "adcxq %[z], %[t5]\n\t"
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq 24(%[a]), %[lo], %[t6]\n\t"
+        "addq %[lo], %[t5]\n\t"
+        "adcq $0, %[t6]\n\t"
+        /* 2 (cross products) + squares */
+        "xorl %k[z], %k[z]\n\t"
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[t0], %[hi]\n\t"
+        "adoxq %[t1], %[t1]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "movq 8(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[hi]\n\t"
+        "adoxq %[t2], %[t2]\n\t"
+        "adcxq %[lo], %[t2]\n\t"
+        "adoxq %[t3], %[t3]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[hi]\n\t"
+        "adoxq %[t4], %[t4]\n\t"
+        "adcxq %[lo], %[t4]\n\t"
+        "adoxq %[t5], %[t5]\n\t"
+        "adcxq %[hi], %[t5]\n\t"
+        "movq 24(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[t7]\n\t"
+        "adoxq %[t6], %[t6]\n\t"
+        "adcxq %[lo], %[t6]\n\t"
+        "adoxq %[z], %[t7]\n\t"
+        "adcxq %[z], %[t7]\n\t"
+        /* fold: t0..t3 + m t4..t7, the top word in t4 */
+        "movq %[m], %%rdx\n\t"
+        "xorl %k[z], %k[z]\n\t"
+        "mulxq %[t4], %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[t0]\n\t"
+        "adoxq %[hi], %[t1]\n\t"
+        "mulxq %[t5], %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[t1]\n\t"
+        "adoxq %[hi], %[t2]\n\t"
+        "mulxq %[t6], %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[t2]\n\t"
+        "adoxq %[hi], %[t3]\n\t"
+        "mulxq %[t7], %[lo], %[t4]\n\t"
+        "adcxq %[lo], %[t3]\n\t"
+        "adoxq %[z], %[t4]\n\t"
+        "adcxq %[z], %[t4]\n\t"
+        "mulxq %[t4], %[lo], %[hi]\n\t"
+        "addq %[lo], %[t0]\n\t"
+        "adcq %[hi], %[t1]\n\t"
+        "adcq %[z], %[t2]\n\t"
+        "adcq %[z], %[t3]\n\t"
+        "sbbq %[lo], %[lo]\n\t"
+        "andq %%rdx, %[lo]\n\t"
+        "addq %[lo], %[t0]\n\t"
+        "adcq %[z], %[t1]\n\t"
+        /* r from memory: every register is taken until here (a build with
+         * a frame pointer has 13 for this block) */
+        "movq %[r], %[hi]\n\t"
+        "movq %[t0], 0(%[hi])\n\t"
+        "movq %[t1], 8(%[hi])\n\t"
+        "movq %[t2], 16(%[hi])\n\t"
+        "movq %[t3], 24(%[hi])\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+          [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [lo] "=&r"(lo), [hi] "=&r"(hi),
+          [z] "=&r"(z)
+        : [a] "r"(a), [r] "m"(r), [m] "m"(m)
+        : "rdx", "cc", "memory");
 }
 
 static void pm_add_4(const void *ctx, uint64_t *r, const uint64_t *a, const uint64_t *b)
