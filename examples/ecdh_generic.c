@@ -378,7 +378,7 @@ static int cmp_ull(const void *a, const void *b)
 }
 
 /* median of 9 batch minima (5 calls a batch), TSC ticks per ECDH */
-static void bench(const curve *c)
+static double bench(const curve *c)
 {
     EVP_PKEY *ka = keygen(c->name), *kb = keygen(c->name);
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(ka, NULL);
@@ -409,8 +409,11 @@ static void bench(const curve *c)
     EVP_PKEY_CTX_free(ctx);
     EVP_PKEY_free(ka);
     EVP_PKEY_free(kb);
+    return (double)m[0][4] / (double)m[1][4];
 }
 
+/* mns-bench --curve compiles this file without its main (bench/curve.c) */
+#ifndef MNS_EXAMPLE_NO_MAIN
 int main(int argc, char **argv)
 {
     const char *spec = argc > 2 ? argv[2] : "auto";
@@ -440,3 +443,4 @@ int main(int argc, char **argv)
     printf("%s\n", failures ? "ecdh_generic: FAILED" : "ecdh_generic: all passed");
     return failures != 0;
 }
+#endif
