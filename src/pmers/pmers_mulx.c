@@ -50,43 +50,40 @@ static void pm_mul_mulx4(const void *ctx, uint64_t *r, const uint64_t *a, const 
         ROW("8", "x1", "x2", "x3", "x4", "x0", "8")
         ROW("16", "x2", "x3", "x4", "x0", "x1", "16")
         ROW("24", "x3", "x4", "x0", "x1", "x2", "24")
-        /* t4..t7 are x4 x0 x1 x2: the fold r = t_lo + m t_hi */
-        "movq %[x4], 32(%[t])\n\t"
-        "movq %[x0], 40(%[t])\n\t"
-        "movq %[x1], 48(%[t])\n\t"
-        "movq %[x2], 56(%[t])\n\t"
+        /* t4..t7 are x4 x0 x1 x2, the pointers a and b are free: the
+         * fold r = t_lo + m t_hi in registers, t0..t3 from the stack */
         "movq %[m], %%rdx\n\t"
-        "xorl %k[z], %k[z]\n\t"
-        "mulxq 32(%[t]), %[x0], %[x1]\n\t"
-        "mulxq 40(%[t]), %[lo], %[x2]\n\t"
-        "adcxq %[lo], %[x1]\n\t"
-        "mulxq 48(%[t]), %[lo], %[x3]\n\t"
-        "adcxq %[lo], %[x2]\n\t"
-        "mulxq 56(%[t]), %[lo], %[x4]\n\t"
-        "adcxq %[lo], %[x3]\n\t"
-        "adcxq %[z], %[x4]\n\t"
-        "addq 0(%[t]), %[x0]\n\t"
-        "adcq 8(%[t]), %[x1]\n\t"
-        "adcq 16(%[t]), %[x2]\n\t"
-        "adcq 24(%[t]), %[x3]\n\t"
-        "adcq %[z], %[x4]\n\t"
-        /* the top word x4 <= m folds as x4 m; a last carry as m */
         "mulxq %[x4], %[lo], %[hi]\n\t"
-        "addq %[lo], %[x0]\n\t"
-        "adcq %[hi], %[x1]\n\t"
-        "adcq %[z], %[x2]\n\t"
+        "mulxq %[x0], %[a], %[b]\n\t"
+        "mulxq %[x1], %[x0], %[x4]\n\t"
+        "mulxq %[x2], %[x1], %[x3]\n\t"
+        "xorl %k[z], %k[z]\n\t"
+        "adcxq %[a], %[hi]\n\t"
+        "adcxq %[x0], %[b]\n\t"
+        "adcxq %[x1], %[x4]\n\t"
+        "adcxq %[z], %[x3]\n\t"
+        "addq 0(%[t]), %[lo]\n\t"
+        "adcq 8(%[t]), %[hi]\n\t"
+        "adcq 16(%[t]), %[b]\n\t"
+        "adcq 24(%[t]), %[x4]\n\t"
         "adcq %[z], %[x3]\n\t"
-        "sbbq %[lo], %[lo]\n\t"
-        "andq %%rdx, %[lo]\n\t"
-        "addq %[lo], %[x0]\n\t"
-        "adcq %[z], %[x1]\n\t"
-        "movq %[x0], 0(%[r])\n\t"
-        "movq %[x1], 8(%[r])\n\t"
-        "movq %[x2], 16(%[r])\n\t"
-        "movq %[x3], 24(%[r])\n\t"
+        /* the top word x3 <= m folds as x3 m; a last carry as m */
+        "mulxq %[x3], %[a], %[x2]\n\t"
+        "addq %[a], %[lo]\n\t"
+        "adcq %[x2], %[hi]\n\t"
+        "adcq %[z], %[b]\n\t"
+        "adcq %[z], %[x4]\n\t"
+        "sbbq %[a], %[a]\n\t"
+        "andq %%rdx, %[a]\n\t"
+        "addq %[a], %[lo]\n\t"
+        "adcq %[z], %[hi]\n\t"
+        "movq %[lo], 0(%[r])\n\t"
+        "movq %[hi], 8(%[r])\n\t"
+        "movq %[b], 16(%[r])\n\t"
+        "movq %[x4], 24(%[r])\n\t"
         : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
-          [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
-        : [a] "r"(a), [b] "r"(b), [t] "r"(t), [r] "r"(r), [m] "m"(m)
+          [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z), [a] "+r"(a), [b] "+r"(b)
+        : [t] "r"(t), [r] "r"(r), [m] "m"(m)
         : "rdx", "cc", "memory");
 }
 
