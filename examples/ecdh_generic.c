@@ -191,12 +191,14 @@ static void odd_scalar(const curve *c, uint64_t *k, const unsigned char *kb, siz
 }
 
 /* out <- the x coordinate of [k] (x, y), big-endian pbytes, for 0 < k < n
- * given as nbytes big-endian */
-static void scalar_mult_x(const curve *c, unsigned char *out, const unsigned char *kb,
-                          size_t nbytes, const uint64_t *x, const uint64_t *y)
+ * given as nbytes big-endian; 0 when out of memory */
+static int scalar_mult_x(const curve *c, unsigned char *out, const unsigned char *kb,
+                         size_t nbytes, const uint64_t *x, const uint64_t *y)
 {
     const size_t L = c->L, P = 3 * L, windows = (c->nbits + WINDOW - 1) / WINDOW;
     uint64_t *table = calloc((TABLE + 3) * P, sizeof(uint64_t));
+    if (!table)
+        return 0;
     uint64_t *q = table + TABLE * P, *s = q + P, *d = s + P, k[MAX_WORDS];
     unsigned char idx[128], neg[128];
     /* the digits: d_i = (k mod 32) - 16, k <- (k >> 4) | 1; the last is k */
@@ -225,9 +227,11 @@ static void scalar_mult_x(const curve *c, unsigned char *out, const unsigned cha
         if (w == 0) /* public: the one window where q = s can happen */
             point_dbl(c, d, s);
         point_add(c, q, q, s);
-        if (w == 0)
+        if (w == 0) {
+            const uint64_t equal = mns_field_is_zero(c->f, q + 2 * L);
             for (int j = 0; j < 3; j++)
-                mns_field_cmov(c->f, q + j * L, d + j * L, mns_field_is_zero(c->f, q + 2 * L));
+                mns_field_cmov(c->f, q + j * L, d + j * L, equal);
+        }
     }
     uint64_t *zi = s; /* x = X / Z^2 */
     (void)mns_field_inv(c->f, zi, q + 2 * L);
@@ -239,6 +243,7 @@ static void scalar_mult_x(const curve *c, unsigned char *out, const unsigned cha
     explicit_bzero(neg, sizeof neg);
     explicit_bzero(table, (TABLE + 3) * P * sizeof(uint64_t));
     free(table);
+    return 1;
 }
 
 /* an uncompressed point 04 || x || y: canonical coordinates on the curve */
@@ -290,9 +295,9 @@ static int ecdh(const curve *c, unsigned char *out, EVP_PKEY *priv, EVP_PKEY *pe
     BN_bn2binpad(d, k, (int)nbytes);
     BN_clear_free(d);
     uint64_t *q = calloc(2 * c->L, sizeof(uint64_t));
-    int ok = decode_point(c, q, q + c->L, pub, plen);
-    if (ok)
-        scalar_mult_x(c, out, k, nbytes, q, q + c->L);
+    int ok = q && decode_point(c, q, q + c->L, pub, plen) &&
+             scalar_mult_x(c, out, k, nbytes, q, q + c->L);
+    explicit_bzero(k, sizeof k);
     free(q);
     return ok;
 }
@@ -319,8 +324,8 @@ static void check_edge_scalars(const curve *c, int nid)
             BN_sub_word(k, (BN_ULONG)(80 - i));
         }
         BN_bn2binpad(k, kb, (int)nbytes);
-        scalar_mult_x(c, ours, kb, nbytes, c->gx, c->gy);
-        bad += !EC_POINT_mul(g, pt, k, NULL, NULL, NULL) ||
+        bad += !scalar_mult_x(c, ours, kb, nbytes, c->gx, c->gy) ||
+               !EC_POINT_mul(g, pt, k, NULL, NULL, NULL) ||
                !EC_POINT_get_affine_coordinates(g, pt, x, NULL, NULL) ||
                BN_bn2binpad(x, theirs, (int)c->pbytes) < 0 || memcmp(ours, theirs, c->pbytes) != 0;
     }
