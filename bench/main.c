@@ -13,6 +13,7 @@
 
 #include "backends.h"
 #include "field_api.h"
+#include "curve.h"
 #include "batch.h"
 #include "baselines.h"
 #include "primes.h"
@@ -442,6 +443,9 @@ static void usage(FILE *out)
             "                      (2^255-19, secp256k1, P-384, Curve448, P-521 at their sizes,\n"
             "                      else the largest prime below 2^bits; for sor)\n"
             "  --gen-primes        print primes_table.c for --sizes and --seed, and exit\n"
+            "  --curve [--repeat N] [--spec SPEC]\n"
+            "                      (first argument) X25519 and brainpool ECDH on the field API\n"
+            "                      against OpenSSL, N runs, the range of the ratios\n"
             "  -v, --verbose       one line per measurement on stderr\n"
             "  -h, --help\n"
             "Figures are TSC ticks per call: the median over data sets of the minimum over\n"
@@ -483,6 +487,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--field-api") == 0)
         return mb_field_api_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "--curve") == 0)
+        return mb_curve_main(argc - 1, argv + 1);
     static mb_run run;
     run.mode = modes[1];
     run.seed = MB_DEFAULT_SEED;

@@ -18,6 +18,7 @@
 #include "exp/exp.h"
 #include "mns_tune.h"
 #include "mont52_mb/mb52.h"
+#include "pmers/pmers.h"
 
 /* Backends, one line each. A number system adds its line here. */
 extern const mns_backend mns_backend_mont, mns_backend_mont_ifma;
@@ -29,6 +30,7 @@ extern const mns_backend mns_backend_rns, mns_backend_rns_ifma;
 extern const mns_backend mns_backend_sor, mns_backend_sor_ifma;
 extern const mns_backend mns_backend_pmns, mns_backend_pmns_ifma;
 extern const mns_backend mns_backend_pmns_mp, mns_backend_pmns_mp_ifma;
+extern const mns_backend mns_backend_pmers;
 
 static const mns_backend *const backends[] = {
     &mns_backend_mont,
@@ -45,6 +47,7 @@ static const mns_backend *const backends[] = {
     &mns_backend_pmns_ifma,
     &mns_backend_pmns_mp,
     &mns_backend_pmns_mp_ifma,
+    &mns_backend_pmers,
 };
 
 const char *mns_backend_name(size_t i)
@@ -171,6 +174,33 @@ static void describe_auto(mns_field *f, const mns_tune_choice *ch, const mns_tun
              refused[0] ? "; refused: " : "", refused);
 }
 
+/* The special form before the table: p = 2^k - c with small c, which the
+ * pseudo-Mersenne backend folds instead of reducing (src/pmers/pmers.h). At
+ * every size it serves (2 to 9 words) it was measured faster than the
+ * table's choice on CPUs without IFMA, mont (AMD EPYC Zen 3, native and
+ * MNS_CPU=generic, docs/pmers.md), for products, squares and additions
+ * alike, so there it goes first whatever the operation mix. Against the
+ * IFMA tables' choice (pmns-ifma) it was not measured: those CPUs keep
+ * their table. Returns MNS_OK with the field built, or the refusal (noted). */
+static mns_status create_special(mns_field *f, long delta, const char *opd, char *refused,
+                                 size_t size, size_t *nref)
+{
+    unsigned k;
+    uint64_t c;
+    size_t n;
+    if (mns_cpu_has_ifma() || !mns_pmers_form(f->p, &k, &c, &n))
+        return MNS_ENOTSUP;
+    mns_status st = create_candidate(f, "pmers", delta);
+    if (st == MNS_OK)
+        snprintf(f->describe, sizeof f->describe,
+                 "%s auto=\"op=%s: p = 2^%u - %llu, pseudo-Mersenne form, pmers before the "
+                 "table rows\"",
+                 f->inst.describe, opd, k, (unsigned long long)c);
+    else
+        note_refusal(refused, size, (*nref)++, "pmers", mns_last_error());
+    return st;
+}
+
 static mns_status create_auto(mns_field *f, const char *spec)
 {
     static const char *const allowed[] = {"op", "delta", NULL};
@@ -201,6 +231,15 @@ static mns_status create_auto(mns_field *f, const char *spec)
     snprintf(opd, sizeof opd, "%s", op == MNS_TUNE_MUL ? "mul" : "exp");
     if (delta >= 0)
         snprintf(opd + 3, sizeof opd - 3, " delta=%ld", delta);
+    if ((st = create_special(f, delta, opd, refused, sizeof refused, &nref)) == MNS_OK) {
+        mns_error_clear();
+        free(ch);
+        return MNS_OK;
+    }
+    if (st == MNS_ENOMEM) {
+        free(ch);
+        return st;
+    }
     int composite = 0;
     for (size_t i = 0; i <= ch->n; i++) {
         const mns_tune_row *r = i < ch->n ? &ch->row[i] : NULL;

@@ -7,7 +7,7 @@ add_executable(ctime ${CMAKE_CURRENT_SOURCE_DIR}/ct/ctime.c)
 target_link_libraries(ctime PRIVATE mns_static)
 set(MNS_CT_SPECS mont mont:kernel=generic mont:kernel=gmp-mpn mont:kernel=adx mont:kernel=fixed
   mont:kernel=fixed-adx
-  mont-ifma:kernel=generic)
+  mont-ifma:kernel=generic pmers pmers:kernel=generic)
 if(VALGRIND AND NOT MNS_SANITIZE)
   add_test(NAME ctime-valgrind COMMAND ${VALGRIND} -q --error-exitcode=42 --track-origins=yes
     $<TARGET_FILE:ctime> ${MNS_CT_SPECS})
@@ -22,7 +22,7 @@ if(VALGRIND AND NOT MNS_SANITIZE)
   # code outside the kernels too (the exponentiation's SSE2 Select, whose
   # masks are made by vector compares)
   add_test(NAME ctime-valgrind-generic COMMAND ${VALGRIND} -q --error-exitcode=42
-    --track-origins=yes $<TARGET_FILE:ctime> mont mont-ifma)
+    --track-origins=yes $<TARGET_FILE:ctime> mont mont-ifma pmers)
   set_tests_properties(ctime-valgrind-generic PROPERTIES LABELS "fast;nosanitize" TIMEOUT 900
     ENVIRONMENT "MNS_CPU=generic")
 endif()

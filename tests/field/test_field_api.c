@@ -18,7 +18,7 @@ static const char *const specs[] = {
     "mont",  "mont-ifma", "mont-ifma:kernel=generic", "pmns",  "pmns-ifma", "pmns-mp",
     "pmns-mp-ifma", "pmns-mp:kernel=generic", "rns", "rns-ifma", "rns-ifma:kernel=generic",
     "sor", "sor-ifma", "sor-ifma:kernel=generic", "mpart", "bipartite", "mpart-mont",
-    "mpart-barrett"};
+    "mpart-barrett", "pmers", "pmers:kernel=generic"};
 
 typedef struct tf {
     const mns_field *f;
