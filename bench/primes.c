@@ -60,8 +60,9 @@ void mb_prime_pm(mpz_t p, unsigned bits)
             mpz_set_str(p, known[i].hex, 16);
             return;
         }
+    /* the largest prime 2^bits - c: odd candidates from 2^bits - 1 down */
     mpz_ui_pow_ui(p, 2, bits);
-    do
+    mpz_sub_ui(p, p, 1);
+    while (!mpz_probab_prime_p(p, 30))
         mpz_sub_ui(p, p, 2);
-    while (!mpz_probab_prime_p(p, 30));
 }
