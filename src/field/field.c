@@ -106,14 +106,18 @@ static mns_status create_candidate(mns_field *f, const char *cand, long delta)
 {
     if (delta < 0)
         return create_named(f, cand);
-    mns_status st = MNS_EINVAL;
-    if (!strstr(cand, "delta=")) {
+    mns_status st;
+    if (strstr(cand, "delta=")) {
+        st = create_named(f, cand);
+    } else {
         char spec[MNS_BACKEND_NAME_MAX + 128];
         snprintf(spec, sizeof spec, "%s%sdelta=%ld", cand, strchr(cand, ':') ? "," : ":", delta);
         st = create_named(f, spec);
+        /* only a backend without the option is asked again without it: any
+         * other refusal (p not prime, ...) would cost the same work twice */
+        if (st == MNS_EINVAL && strstr(mns_last_error(), "takes no option \"delta\""))
+            st = create_named(f, cand);
     }
-    if (st == MNS_EINVAL) /* the backend has no delta option */
-        st = create_named(f, cand);
     if (st == MNS_OK && f->inst.delta < delta) {
         const int own = f->inst.delta;
         if (f->inst.ops && f->inst.ops->destroy)
@@ -128,7 +132,7 @@ static mns_status create_candidate(mns_field *f, const char *cand, long delta)
  * without small factors each refusal costs a probable-prime test (an
  * exponentiation mod p: tens of ms at 4096 bits), and a ranking can hold
  * several of them before the first backend that serves a composite. Once one
- * has refused p as composite (gen/gen.h), the others are skipped. */
+ * has refused p as composite (pmns/params.h), the others are skipped. */
 static int needs_prime(const char *spec)
 {
     static const char *const names[] = {"pmns", "pmns-ifma", "pmns-mp", "pmns-mp-ifma"};
