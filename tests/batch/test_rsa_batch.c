@@ -144,5 +144,6 @@ int main(void)
             for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
                 check_key(&t, specs[s], modes[m], k == 0 && m != 2);
     }
+    rsa_test_key_clear(&t);
     return mt_finish();
 }
