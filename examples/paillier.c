@@ -62,6 +62,14 @@ static int keygen(paillier *k, size_t bits)
     return st == MNS_OK;
 }
 
+static void paillier_clear(paillier *k)
+{
+    mns_field_free(k->fn2);
+    mns_field_free(k->fn);
+    free(k->mu);
+    mpz_clears(k->n, k->n2, k->lambda, k->p, NULL);
+}
+
 /* c <- (1 + m n) r^n mod n^2 */
 static void encrypt(const paillier *k, mpz_t c, const mpz_t m)
 {
@@ -137,6 +145,8 @@ int main(void)
     failures += bad;
     free(X);
     mpz_clears(m1, m2, c1, c2, d, NULL);
+    paillier_clear(&k);
+    gmp_randclear(rnd);
     printf("%s\n", failures ? "paillier: FAILED" : "paillier: all passed");
     return failures != 0;
 }
