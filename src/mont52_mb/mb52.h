@@ -98,6 +98,12 @@ void mns_mb52_mul_generic(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a,
 void mns_mb52_sqr_generic(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a);
 void mns_mb52_mul_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void mns_mb52_sqr_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a);
+/* r <- per lane l, entry idx[l] (< count) of a table of count lane blocks,
+ * reading every entry (constant time in idx); the same words both ways. */
+void mns_mb52_select_generic(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table,
+                             size_t count, const uint64_t *idx);
+void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table, size_t count,
+                          const uint64_t *idx);
 
 /* --- mb52_exp.c: eight exponentiations --- */
 

@@ -8,7 +8,6 @@
  * addresses depend on a base or an exponent. */
 #include <string.h>
 
-#include "core/cpu.h"
 #include "core/ct.h"
 #include "exp/exp.h"
 #include "mont52_mb/mb52.h"
@@ -42,10 +41,12 @@ static uint64_t window_at(const uint64_t *e, size_t ew, size_t pos, unsigned w)
     return v & ((((uint64_t)1) << w) - 1);
 }
 
-/* r <- per lane l, entry idx[l] of the table (count blocks of B words) */
-static void select_generic(uint64_t *r, const uint64_t *table, size_t count, size_t B,
-                           const uint64_t *idx)
+/* r <- per lane l, entry idx[l] of the table (count blocks): every entry
+ * is read and kept by masks (mb52.h) */
+void mns_mb52_select_generic(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table,
+                             size_t count, const uint64_t *idx)
 {
+    const size_t B = L * c->m;
     uint64_t mask[L];
     memset(r, 0, B * sizeof(uint64_t));
     for (size_t k = 0; k < count; k++) {
@@ -58,40 +59,13 @@ static void select_generic(uint64_t *r, const uint64_t *table, size_t count, siz
     }
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include "core/simd512.h"
-/* the same with one compare into a lane mask per entry and a masked move
- * per vector (a blend: its time does not depend on the mask) */
-MNS_TARGET_IFMA static void select_ifma(uint64_t *r, const uint64_t *table, size_t count, size_t B,
-                                        const uint64_t *idx)
-{
-    const __m512i I = _mm512_loadu_si512((const void *)idx);
-    for (size_t j = 0; j < B; j += 4 * L) {
-        const size_t n = B - j < 4 * L ? (B - j) / L : 4;
-        __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                          _mm512_setzero_si512()};
-        for (size_t k = 0; k < count; k++) {
-            const __mmask8 km = _mm512_cmpeq_epu64_mask(I, _mm512_set1_epi64((long long)k));
-            const uint64_t *t = table + k * B + j;
-            for (size_t v = 0; v < n; v++)
-                acc[v] = _mm512_mask_mov_epi64(
-                    acc[v], km, _mm512_load_si512((const void *)(t + L * v)));
-        }
-        for (size_t v = 0; v < n; v++)
-            _mm512_storeu_si512((void *)(r + j + L * v), acc[v]);
-    }
-}
-#else
-#define select_ifma select_generic
-#endif
-
 static void lane_select(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table, size_t count,
                         const uint64_t *idx)
 {
     if (c->kernel == MNS_MB52_IFMA)
-        select_ifma(r, table, count, L * c->m, idx);
+        mns_mb52_select_ifma(c, r, table, count, idx);
     else
-        select_generic(r, table, count, L * c->m, idx);
+        mns_mb52_select_generic(c, r, table, count, idx);
 }
 
 static void window_digits(uint64_t *idx, const uint64_t *e, size_t ew, size_t pos, unsigned w)

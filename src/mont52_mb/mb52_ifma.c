@@ -6,9 +6,10 @@
  * The product keeps a window of m + 1 accumulator vectors (positions
  * i .. i + m at step i) that moves down one vector per step; with m a
  * compile-time constant and the loops over j unrolled, the window can live
- * in registers (m = 20: 21 of the 32 zmm). The square adds each cross
- * product once into 2 m accumulators, doubles them, adds the diagonal, then
- * runs the m reduction rows on them: 1.5 m^2 vpmadd52 pairs instead of 2 m^2.
+ * in registers (m = 20: 21 of the 32 zmm). The square computes a^2 first,
+ * column by column, then runs the m reduction rows (mb_sqr): 1.5 m^2
+ * vpmadd52 pairs instead of 2 m^2. The table selection of the
+ * exponentiation is here too, as it wants the same per-m instances.
  *
  * Instances: m = 5, 8 (256-, 384-bit moduli), 20, 30, 40, 60, 79 (1024,
  * 1536, 2048, 3072, 4096 bits) as constants, any other m through the same
@@ -76,29 +77,86 @@ mb_mul(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b,
     mb_out(r, acc, M);
 }
 
+/* The square in two passes. First t = a^2 column by column (product
+ * scanning): column k sums lo(a_i a_j) over i < j, i + j = k, and the hi
+ * halves of column k - 1's products; the sum is doubled and the diagonal
+ * a_{k/2}^2 added. The columns are independent chains, so the products of
+ * several columns are in flight at once (a window of accumulators updated
+ * in place would chain every product of a column through one register).
+ * Then the m reduction rows of mb_mul on a window of m + 1 accumulators
+ * that takes digit i + m + 1 of t as it moves down. */
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
 mb_sqr(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const size_t M)
 {
-    __m512i t[2 * MNS_MB52_MAX_DIGITS + 1];
-    for (size_t k = 0; k <= 2 * M; k++)
-        t[k] = _mm512_setzero_si512();
-    for (size_t i = 0; i < M; i++) {
-        const __m512i A = LD(a + 8 * i);
+    __m512i t[2 * MNS_MB52_MAX_DIGITS];
+    /* hi halves of the previous column's cross products, and of its
+     * diagonal square (which is not doubled) */
+    __m512i hi_prev = _mm512_setzero_si512(), diag_hi = _mm512_setzero_si512();
+#pragma GCC unroll 160
+    for (size_t k = 0; k + 1 < 2 * M; k++) {
+        __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+        const size_t i0 = k + 1 > M ? k + 1 - M : 0;
 #pragma GCC unroll 80
-        for (size_t j = i + 1; j < M; j++) {
-            const __m512i B = LD(a + 8 * j);
-            t[i + j] = LO(t[i + j], A, B);
-            t[i + j + 1] = HI(t[i + j + 1], A, B);
+        for (size_t i = i0; 2 * i < k; i++) {
+            const __m512i A = LD(a + 8 * i), B = LD(a + 8 * (k - i));
+            lo = LO(lo, A, B);
+            hi = HI(hi, A, B);
         }
+        __m512i s = _mm512_add_epi64(_mm512_slli_epi64(_mm512_add_epi64(lo, hi_prev), 1), diag_hi);
+        diag_hi = _mm512_setzero_si512();
+        if (k % 2 == 0) {
+            const __m512i D = LD(a + 8 * (k / 2));
+            s = LO(s, D, D);
+            diag_hi = HI(diag_hi, D, D);
+        }
+        t[k] = s;
+        hi_prev = hi;
     }
+    t[2 * M - 1] = _mm512_add_epi64(_mm512_slli_epi64(hi_prev, 1), diag_hi);
+    __m512i acc[MNS_MB52_MAX_DIGITS + 1];
+#pragma GCC unroll 81
+    for (size_t j = 0; j <= M; j++)
+        acc[j] = t[j];
     for (size_t i = 0; i < M; i++) {
-        const __m512i A = LD(a + 8 * i);
-        t[2 * i] = LO(_mm512_slli_epi64(t[2 * i], 1), A, A);
-        t[2 * i + 1] = HI(_mm512_slli_epi64(t[2 * i + 1], 1), A, A);
+        mb_row(c, acc, M);
+#pragma GCC unroll 80
+        for (size_t j = 0; j < M; j++)
+            acc[j] = acc[j + 1];
+        acc[M] = i + M + 1 < 2 * M ? t[i + M + 1] : _mm512_setzero_si512();
     }
-    for (size_t i = 0; i < M; i++)
-        mb_row(c, t + i, M);
-    mb_out(r, t + M, M);
+    mb_out(r, acc, M);
+}
+
+/* r <- per lane l, entry idx[l] of the table (count blocks of M vectors):
+ * every entry is read and merged under a lane mask, so neither time nor
+ * addresses depend on idx. The vectors of a block of up to 24 stay in
+ * registers over one pass through the entries: passes of 8 vectors re-read
+ * the table's rows three times as often and measured 3x slower at M = 20. */
+MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
+mb_select(uint64_t *r, const uint64_t *table, size_t count, const uint64_t *idx, const size_t M)
+{
+    const size_t blocks = (M + 23) / 24, NV = (M + blocks - 1) / blocks;
+    const __m512i I = LD(idx);
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t j0 = b * NV;
+        __m512i acc[24];
+#pragma GCC unroll 24
+        for (size_t v = 0; v < 24; v++)
+            acc[v] = _mm512_setzero_si512();
+        for (size_t k = 0; k < count; k++) {
+            const __m512i mask = _mm512_maskz_set1_epi64(
+                _mm512_cmpeq_epu64_mask(I, _mm512_set1_epi64((long long)k)), -1);
+            const uint64_t *t = table + 8 * (k * M + j0);
+#pragma GCC unroll 24
+            for (size_t v = 0; v < NV; v++)
+                if (j0 + v < M) /* acc | (mask & t) */
+                    acc[v] = _mm512_ternarylogic_epi64(acc[v], mask, LD(t + 8 * v), 0xF8);
+        }
+#pragma GCC unroll 24
+        for (size_t v = 0; v < NV; v++)
+            if (j0 + v < M)
+                ST(r + 8 * (j0 + v), acc[v]);
+    }
 }
 
 #define MB_INST(NAME, M)                                                                       \
@@ -110,6 +168,12 @@ mb_sqr(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const size_t M)
     MNS_TARGET_IFMA static void sqr_##NAME(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a) \
     {                                                                                          \
         mb_sqr(c, r, a, M);                                                                    \
+    }                                                                                          \
+    MNS_TARGET_IFMA static void sel_##NAME(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *t, \
+                                           size_t count, const uint64_t *idx)                  \
+    {                                                                                          \
+        (void)c;                                                                               \
+        mb_select(r, t, count, idx, M);                                                        \
     }
 MB_INST(5, 5)
 MB_INST(8, 8)
@@ -148,6 +212,21 @@ void mns_mb52_sqr_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a)
     }
 }
 
+void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table, size_t count,
+                          const uint64_t *idx)
+{
+    switch (c->m) {
+    case 5: sel_5(c, r, table, count, idx); break;
+    case 8: sel_8(c, r, table, count, idx); break;
+    case 20: sel_20(c, r, table, count, idx); break;
+    case 30: sel_30(c, r, table, count, idx); break;
+    case 40: sel_40(c, r, table, count, idx); break;
+    case 60: sel_60(c, r, table, count, idx); break;
+    case 79: sel_79(c, r, table, count, idx); break;
+    default: sel_any(c, r, table, count, idx); break;
+    }
+}
+
 #else
 /* no x86-64: never selected (mns_cpu_has_ifma() is 0) */
 void mns_mb52_mul_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -158,5 +237,11 @@ void mns_mb52_mul_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, co
 void mns_mb52_sqr_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a)
 {
     mns_mb52_sqr_generic(c, r, a);
+}
+
+void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table, size_t count,
+                          const uint64_t *idx)
+{
+    mns_mb52_select_generic(c, r, table, count, idx);
 }
 #endif
