@@ -122,43 +122,60 @@ size_t mns_field_powm_n_itch(const mns_field *f, size_t bits)
     return lanes > single ? lanes : single;
 }
 
+/* Where a group's bases come from and its results go: the field's
+ * elements (limbs words each), or canonical values of c->words words at a
+ * stride of `stride` words (words != 0: mns_field_powm_n_words). */
+typedef struct lane_io {
+    size_t limbs;
+    int words;
+    size_t stride;
+} lane_io;
+
 /* the lane block x <- bases first .. first + 7 in Montgomery form (dummy
  * lanes 0), e <- their exponents, ew words each */
-static void group_in(const mns_field *f, const mns_mb52_ctx *c, uint64_t *x, uint64_t *ew8,
-                     size_t ew, const uint64_t *a, const mpz_t *e, size_t first, size_t count)
+static void group_in(const mns_field *f, const mns_mb52_ctx *c, const lane_io *io, uint64_t *x,
+                     uint64_t *ew8, size_t ew, const uint64_t *a, const mpz_t *e, size_t first,
+                     size_t count)
 {
-    const size_t limbs = mns_field_limbs(f);
+    const int native = !io->words && mns_field_lanes_native(f);
     uint64_t w[MNS_MB52_MAX_DIGITS], d[MNS_MB52_MAX_DIGITS];
     for (unsigned l = 0; l < L; l++) {
         const size_t i = first + l;
         for (size_t k = 0; k < ew; k++)
             ew8[l * ew + k] = i < count ? mpz_getlimbn(e[i], (mp_size_t)k) : 0;
-        if (i >= count || mns_field_lanes_native(f)) {
-            mns_mb52_lane_put(c, x, l, i < count ? a + i * limbs : NULL);
+        if (i >= count || native) {
+            mns_mb52_lane_put(c, x, l, i < count ? a + i * io->limbs : NULL);
             continue;
         }
-        mns_field_get_words(f, w, a + i * limbs, c->words);
-        mns_mb52_digits_of_words(c, d, w);
+        if (io->words) {
+            mns_mb52_digits_of_words(c, d, a + i * io->stride);
+        } else {
+            mns_field_get_words(f, w, a + i * io->limbs, c->words);
+            mns_mb52_digits_of_words(c, d, w);
+        }
         mns_mb52_lane_put(c, x, l, d);
     }
-    if (!mns_field_lanes_native(f))
+    if (!native)
         mns_mb52_to_mont(c, x, x);
 }
 
-static void group_out(const mns_field *f, const mns_mb52_ctx *c, uint64_t *r, uint64_t *x,
-                      size_t first, size_t count)
+static void group_out(const mns_field *f, const mns_mb52_ctx *c, const lane_io *io, uint64_t *r,
+                      uint64_t *x, size_t first, size_t count)
 {
-    const size_t limbs = mns_field_limbs(f);
-    if (mns_field_lanes_native(f)) {
-        scatter(c, r, x, limbs, first, count);
+    if (!io->words && mns_field_lanes_native(f)) {
+        scatter(c, r, x, io->limbs, first, count);
         return;
     }
     uint64_t w[MNS_MB52_MAX_DIGITS], d[MNS_MB52_MAX_DIGITS];
     mns_mb52_from_mont(c, x, x);
     for (unsigned l = 0; l < L && first + l < count; l++) {
         mns_mb52_lane_get(c, d, x, l);
+        if (io->words) {
+            mns_mb52_words_of_digits(c, r + (first + l) * io->stride, d);
+            continue;
+        }
         mns_mb52_words_of_digits(c, w, d);
-        mns_field_set_words(f, r + (first + l) * limbs, w, c->words);
+        mns_field_set_words(f, r + (first + l) * io->limbs, w, c->words);
     }
 }
 
@@ -185,16 +202,25 @@ static void powm_loop(const mns_field *f, uint64_t *r, const uint64_t *a, const 
     }
 }
 
-static void powm_lanes(const mns_field *f, const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a,
-                       const mpz_t *e, size_t count, size_t bits, uint64_t *scratch)
+static void powm_lanes(const mns_field *f, const mns_mb52_ctx *c, const lane_io *io, uint64_t *r,
+                       const uint64_t *a, const mpz_t *e, size_t count, size_t bits,
+                       uint64_t *scratch)
 {
     const size_t ew = exp_words(bits);
     uint64_t *x = scratch, *ew8 = x + mns_mb52_block_words(c), *ps = ew8 + L * ew;
     for (size_t i = 0; i < count; i += L) {
-        group_in(f, c, x, ew8, ew, a, e, i, count);
+        group_in(f, c, io, x, ew8, ew, a, e, i, count);
         mns_mb52_powm(c, x, x, ew8, ew, bits, ps);
-        group_out(f, c, r, x, i, count);
+        group_out(f, c, io, r, x, i, count);
     }
+}
+
+void mns_field_powm_n_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t stride,
+                            const mpz_t *e, size_t count, uint64_t *scratch)
+{
+    const mns_mb52_ctx *c = exp_lanes(f, 2);
+    const lane_io io = {mns_field_limbs(f), 1, stride};
+    powm_lanes(f, c, &io, r, a, e, count, exp_bits(e, count), scratch);
 }
 
 void mns_field_powm_n_scratch(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t *e,
@@ -207,7 +233,8 @@ void mns_field_powm_n_scratch(const mns_field *f, uint64_t *r, const uint64_t *a
         powm_loop(f, r, a, e, count, scratch);
         return;
     }
-    powm_lanes(f, c, r, a, e, count, exp_bits(e, count), scratch);
+    const lane_io io = {mns_field_limbs(f), 0, 0};
+    powm_lanes(f, c, &io, r, a, e, count, exp_bits(e, count), scratch);
 }
 
 void mns_field_powm_n(const mns_field *f, uint64_t *r, const uint64_t *a, const mpz_t *e,
@@ -226,7 +253,8 @@ void mns_field_powm_n(const mns_field *f, uint64_t *r, const uint64_t *a, const 
         powm_loop(f, r, a, e, count, NULL); /* the single calls need less */
         return;
     }
-    powm_lanes(f, c, r, a, e, count, bits, scratch);
+    const lane_io io = {mns_field_limbs(f), 0, 0};
+    powm_lanes(f, c, &io, r, a, e, count, bits, scratch);
     /* the table holds powers of secret bases */
     explicit_bzero(scratch, words * sizeof(uint64_t));
     if (scratch != stack)

@@ -58,6 +58,13 @@ const struct mns_mb52_ctx *mns_field_lanes(const mns_field *f);
 int mns_field_lanes_native(const mns_field *f);
 /* 1 if mns_field_powm_n runs batches of two or more in the lanes. */
 int mns_field_powm_n_lanes(const mns_field *f);
+/* powm_n on canonical values where mns_field_powm_n_lanes(f): base i is
+ * the value of the p-sized words at a + i * stride (< p), result i goes to
+ * r + i * stride (canonical); the field's elements are skipped (RSA's
+ * channels enter the lanes from their reduced input). scratch:
+ * mns_field_powm_n_itch words. Constant time as powm_n. */
+void mns_field_powm_n_words(const mns_field *f, uint64_t *r, const uint64_t *a, size_t stride,
+                            const mpz_t *e, size_t count, uint64_t *scratch);
 /* Test entry: the batch calls of f use lane kernel `kernel` (an
  * mns_mb52_kernel; < 0: none, the loop over single calls) from now on. Call
  * before f is shared; MNS_ENOTSUP if that kernel cannot run here. */

@@ -143,10 +143,11 @@ mb_column_pair(__m512i *t, const uint64_t *a, size_t k, const size_t M, __m512i 
  * a_{k/2}^2 added. The columns are independent chains, so the products of
  * several columns are in flight at once (a window of accumulators updated
  * in place would chain every product of a column through one register).
- * Up to 30 digits the columns are unrolled; beyond, the unrolled code
- * outgrows the instruction caches and a loop over the columns is faster
- * (Zen 5, the two side by side: m = 30 unrolled 9% faster, m = 40 loop 7%
- * faster, m = 79 loop 23% faster).
+ * Up to 20 digits the columns are unrolled one by one; beyond, the
+ * unrolled code outgrows the instruction caches and a loop over pairs of
+ * columns (mb_column_pair) is faster (Zen 5, side by side in one process:
+ * m = 20 unrolled 28% faster; pairs 6-9% faster at m = 30, 8% at m = 40,
+ * 23% at m = 79).
  * Then the m reduction rows of mb_mul on a window of m + 1 accumulators
  * that takes digit i + m + 1 of t as it moves down. */
 MNS_TARGET_IFMA static inline __attribute__((always_inline)) void
@@ -157,7 +158,7 @@ mb_sqr(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const size_t M)
      * diagonal square (which is not doubled) */
     __m512i hi_prev = _mm512_setzero_si512(), diag_hi = _mm512_setzero_si512();
     (void)diag_hi;
-    if (M > 30) {
+    if (M > 20) {
         for (size_t k = 0; k < 2 * M; k += 2)
             mb_column_pair(t, a, k, M, &hi_prev);
     } else {

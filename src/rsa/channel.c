@@ -169,8 +169,8 @@ void mns_rsa_channel_enter(const mns_rsa_channel *c, uint64_t *X, const mp_limb_
     mns_field_reduce(c->f, X, X);
 }
 
-void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
-                        uint64_t *scratch)
+const mp_limb_t *mns_rsa_channel_reduce(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
+                                        uint64_t *scratch)
 {
     const layout l = channel_layout(c, nn);
     mp_limb_t *t = (mp_limb_t *)(scratch + l.t);
@@ -178,6 +178,14 @@ void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn
     /* in mod p_i (nn >= pn: n is the product of the primes) */
     memcpy(t, in, nn * sizeof(mp_limb_t));
     mpn_sec_div_r(t, (mp_size_t)nn, c->p, (mp_size_t)c->pn, div);
+    return t;
+}
+
+void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
+                        uint64_t *scratch)
+{
+    const layout l = channel_layout(c, nn);
+    const mp_limb_t *t = mns_rsa_channel_reduce(c, in, nn, scratch);
     mns_rsa_channel_enter(c, scratch + l.x, t, scratch + l.w, scratch + l.e);
 }
 
@@ -236,22 +244,35 @@ void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, cons
  * secret. Returns 0 where they agree. Only for channels with set_words and
  * get_words (the exit without a mask leaves the scratch's in mod p_i
  * intact). */
+const mp_limb_t *mns_rsa_channel_check_in(const mns_rsa_channel *c, const mp_limb_t *x, size_t nn,
+                                          uint64_t *scratch)
+{
+    const layout l = channel_layout(c, nn);
+    mp_limb_t *r = (mp_limb_t *)(scratch + l.r), *div = (mp_limb_t *)(scratch + l.div);
+    memcpy(r, x, nn * sizeof(mp_limb_t));
+    mpn_sec_div_r(r, (mp_size_t)nn, c->p, (mp_size_t)c->pn, div);
+    return r;
+}
+
+mp_limb_t mns_rsa_channel_check_diff(const mns_rsa_channel *c, const mp_limb_t *got, size_t nn,
+                                     const uint64_t *scratch)
+{
+    const mp_limb_t *want = (const mp_limb_t *)(scratch + channel_layout(c, nn).t);
+    mp_limb_t diff = 0;
+    for (size_t j = 0; j < c->pn; j++)
+        diff |= got[j] ^ want[j];
+    return diff;
+}
+
 mp_limb_t mns_rsa_channel_check(const mns_rsa_channel *c, const mp_limb_t *x, const mpz_t e,
                                 size_t nn, uint64_t *scratch)
 {
     const layout l = channel_layout(c, nn);
-    const size_t pn = c->pn;
-    const mp_limb_t *want = (const mp_limb_t *)(scratch + l.t);
-    mp_limb_t *r = (mp_limb_t *)(scratch + l.r), *got = (mp_limb_t *)(scratch + l.yw);
-    mp_limb_t *div = (mp_limb_t *)(scratch + l.div);
+    mp_limb_t *got = (mp_limb_t *)(scratch + l.yw);
     uint64_t *X = scratch + l.x, *Y = scratch + l.y;
-    memcpy(r, x, nn * sizeof(mp_limb_t));
-    mpn_sec_div_r(r, (mp_size_t)nn, c->p, (mp_size_t)pn, div);
-    (void)mns_field_set_words(c->f, X, r, pn); /* r < p_i: cannot fail */
+    const mp_limb_t *r = mns_rsa_channel_check_in(c, x, nn, scratch);
+    (void)mns_field_set_words(c->f, X, r, c->pn); /* r < p_i: cannot fail */
     mns_rsa_pow_public(c->f, Y, X, e);
-    (void)mns_field_get_words(c->f, got, Y, pn);
-    mp_limb_t diff = 0;
-    for (size_t j = 0; j < pn; j++)
-        diff |= got[j] ^ want[j];
-    return diff;
+    (void)mns_field_get_words(c->f, got, Y, c->pn);
+    return mns_rsa_channel_check_diff(c, got, nn, scratch);
 }

@@ -95,12 +95,17 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
     return mns_rsa_finish_slot(key, sl, threads);
 }
 
-mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads)
+void mns_rsa_crt_slot(const mns_rsa *key, mns_rsa_slot *sl)
 {
     mns_rsa_crt(key, sl->x, sl->s, sl->crt);
     /* the result is the signature: public from here (a faulty one is never
      * returned; only the check's time depends on it) */
     MNS_RSA_DECLASSIFY(sl->x, key->xn * sizeof(mp_limb_t));
+}
+
+mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads)
+{
+    mns_rsa_crt_slot(key, sl);
 
     /* the fault check: x < n and x^e == in (mod n); all public from here.
      * In the key's field of n, or with mpz_powm: chk has room for GMP's

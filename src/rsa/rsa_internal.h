@@ -201,6 +201,11 @@ typedef enum {
  * nothing outside the library's own tests can reach it. */
 mns_status mns_rsa_private_ex_(const mns_rsa *key, mpz_t out, const mpz_t in, int threads,
                                mns_rsa_thread_mode mode, int fault_channel, unsigned fault_bit);
+/* The same for mns_rsa_private_n: the fault in operation fault_op's
+ * result of channel fault_channel (< 0: none). */
+mns_status mns_rsa_private_n_ex_(const mns_rsa *key, mpz_t *out, const mpz_t *in, size_t count,
+                                 int threads, size_t fault_op, int fault_channel,
+                                 unsigned fault_bit);
 
 /* The plan calls run on now (see cur above). */
 static inline const mns_rsa *mns_rsa_now(const mns_rsa *key)
@@ -293,8 +298,11 @@ size_t mns_rsa_channel_scratch(const mns_rsa_channel *c, size_t nn);
 uint64_t *mns_rsa_channel_x(const mns_rsa_channel *c, size_t nn, uint64_t *scratch);
 uint64_t *mns_rsa_channel_y(const mns_rsa_channel *c, size_t nn, uint64_t *scratch);
 
-/* X <- the element of in mod p_i; in: nn words (public). Constant time in
- * p_i and the value. */
+/* in mod p_i, pn words, in the scratch (where mns_rsa_channel_check finds
+ * it); in: nn words (public). Constant time in p_i and the value. */
+const mp_limb_t *mns_rsa_channel_reduce(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
+                                        uint64_t *scratch);
+/* X <- the element of in mod p_i (mns_rsa_channel_reduce, then enter). */
 void mns_rsa_channel_in(const mns_rsa_channel *c, const mp_limb_t *in, size_t nn,
                         uint64_t *scratch);
 /* s <- the canonical value of Y, pn words, through the exit mask (get_mpz
@@ -311,6 +319,14 @@ void mns_rsa_pow_public(const mns_field *f, uint64_t *Y, const uint64_t *X, cons
  * and x mod p_i. Needs set_words and get_words (words, getw). */
 mp_limb_t mns_rsa_channel_check(const mns_rsa_channel *c, const mp_limb_t *x, const mpz_t e,
                                 size_t nn, uint64_t *scratch);
+/* The two halves of mns_rsa_channel_check around its power, for a batch
+ * whose powers run in the lanes: x mod p_i (pn words, in the scratch), and
+ * the difference (0 when equal, constant time) of the pn-word got from
+ * this call's in mod p_i. */
+const mp_limb_t *mns_rsa_channel_check_in(const mns_rsa_channel *c, const mp_limb_t *x, size_t nn,
+                                          uint64_t *scratch);
+mp_limb_t mns_rsa_channel_check_diff(const mns_rsa_channel *c, const mp_limb_t *got, size_t nn,
+                                     const uint64_t *scratch);
 
 /* X <- the tight element of the pn-word value r < p_i; w, e: scratch
  * elements. Constant time. */
@@ -383,6 +399,21 @@ mns_status mns_rsa_private_slot(const mns_rsa *key, mns_rsa_slot *sl, int thread
 /* The stage of mns_rsa_private_slot after the channels have left their
  * results in sl->s: the CRT into sl->x and the fault check. */
 mns_status mns_rsa_finish_slot(const mns_rsa *key, mns_rsa_slot *sl, int threads);
+/* Its first half: x <- the CRT of the channels' results, declassified (it
+ * is the signature; the fault check decides whether it leaves). */
+void mns_rsa_crt_slot(const mns_rsa *key, mns_rsa_slot *sl);
+/* 1 if x (xn words) is below n: the fault check's range half (public). */
+int mns_rsa_check_range(const mns_rsa *key, const mns_rsa_slot *sl);
+/* The fault checks of a group of at most MNS_RSA_CHECK_GROUP operations of
+ * a batch with their powers in lanes (check.c), where
+ * mns_rsa_check_lanes_ok(key) (every channel has a constant-time entry and
+ * exit and runs powm_n in lanes): ok[j] <- 1 if x_j < n and x_j^e = in_j
+ * mod every p_i. work: mns_rsa_check_lanes_words(key, n) words. */
+#define MNS_RSA_CHECK_GROUP 8
+int mns_rsa_check_lanes_ok(const mns_rsa *key);
+size_t mns_rsa_check_lanes_words(const mns_rsa *key, size_t group);
+void mns_rsa_check_lanes(const mns_rsa *key, mns_rsa_slot *const *sl, size_t n, uint64_t *work,
+                         int *ok);
 
 /* --- pkcs1.c: the encoding, for batch.c --- */
 

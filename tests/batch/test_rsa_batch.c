@@ -101,6 +101,41 @@ static void check_refusals(const mns_rsa *key, const rsa_test_key *t)
         mpz_clear(in[i]), mpz_clear(out[i]);
 }
 
+/* A glitch in one operation's channel result (the test hook of
+ * mns_rsa_private_n_ex_) is caught by the fault check: MNS_ERANGE naming
+ * that operation, its output untouched, every other one right. */
+static void check_fault(const mns_rsa *key, const rsa_test_key *t, size_t count, size_t op,
+                        int channel, const char *label)
+{
+    mpz_t *in = malloc(count * sizeof(mpz_t)), *out = malloc(count * sizeof(mpz_t)), w;
+    mpz_init(w);
+    for (size_t i = 0; i < count; i++) {
+        mpz_init(in[i]);
+        mpz_init_set_ui(out[i], 12345);
+        input_of(in[i], t, i, in[0]);
+    }
+    const unsigned bit = (unsigned)(mt_u64() % 4096);
+    mns_status st = mns_rsa_private_n_ex_(key, out, (const mpz_t *)in, count, 1, op, channel, bit);
+    char want[64];
+    snprintf(want, sizeof want, "operation %zu", op);
+    int others = 1;
+    for (size_t i = 0; i < count; i++) {
+        if (i == op)
+            continue;
+        mpz_powm(w, in[i], t->d, t->n);
+        others &= mpz_cmp(w, out[i]) == 0;
+    }
+    MT_CHECK(st == MNS_ERANGE && strstr(mns_last_error(), want) && mpz_cmp_ui(out[op], 12345) == 0 &&
+                 others,
+             "%s: fault in operation %zu channel %d bit %u of %zu: status %d (%s), others %d",
+             label, op, channel, bit, count, st, mns_last_error(), others);
+    for (size_t i = 0; i < count; i++)
+        mpz_clear(in[i]), mpz_clear(out[i]);
+    free(in);
+    free(out);
+    mpz_clear(w);
+}
+
 /* mode: -2 the key's own lanes, else mns_field_lanes_use_ on every channel */
 static void check_key(const rsa_test_key *t, const char *spec, int mode, int full)
 {
@@ -124,6 +159,8 @@ static void check_key(const rsa_test_key *t, const char *spec, int mode, int ful
     for (size_t count = 0; count <= (full ? 17u : 9u); count += full ? 1 : 3)
         check_private(key, t, count, 1, label);
     check_private(key, t, 17, 2, label);
+    check_fault(key, t, 8, 3, 0, label);
+    check_fault(key, t, 11, 9, t->k - 1, label);
     check_sign(key, 9, 1, label);
     check_sign(key, 10, 2, label);
     check_refusals(key, t);
