@@ -34,6 +34,10 @@ static const mns_mb52_ctx *mul_lanes(const mns_field *f, size_t count)
 static void gather(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a, size_t limbs,
                    size_t first, size_t count)
 {
+    if (c->kernel == MNS_MB52_IFMA && first + L <= count) {
+        mns_mb52_gather_ifma(c, x, a + first * limbs, limbs);
+        return;
+    }
     for (unsigned l = 0; l < L; l++)
         mns_mb52_lane_put(c, x, l, first + l < count ? a + (first + l) * limbs : NULL);
 }
@@ -41,9 +45,13 @@ static void gather(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a, size_t
 static void scatter(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x, size_t limbs,
                     size_t first, size_t count)
 {
+    const int whole = c->kernel == MNS_MB52_IFMA && first + L <= count;
+    if (whole)
+        mns_mb52_scatter_ifma(c, r + first * limbs, x, limbs);
     for (unsigned l = 0; l < L && first + l < count; l++) {
         uint64_t *ri = r + (first + l) * limbs;
-        mns_mb52_lane_get(c, ri, x, l);
+        if (!whole)
+            mns_mb52_lane_get(c, ri, x, l);
         memset(ri + c->m, 0, (limbs - c->m) * sizeof(uint64_t));
     }
 }

@@ -104,6 +104,12 @@ void mns_mb52_select_generic(const mns_mb52_ctx *c, uint64_t *r, const uint64_t 
                              size_t count, const uint64_t *idx);
 void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *table, size_t count,
                           const uint64_t *idx);
+/* Eight elements in and out of a lane block at once (the IFMA twins of
+ * eight lane_put / lane_get): x <- the m digits of a + l * stride in lane
+ * l; the m digits of lane l of x -> r + l * stride (words m .. stride - 1
+ * untouched). An 8 x 8 transpose per 8 digits instead of 8 m scalar moves. */
+void mns_mb52_gather_ifma(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a, size_t stride);
+void mns_mb52_scatter_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x, size_t stride);
 
 /* --- mb52_exp.c: eight exponentiations --- */
 

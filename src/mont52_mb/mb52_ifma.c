@@ -308,6 +308,61 @@ void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *ta
     }
 }
 
+/* r[0..7] <- its transpose, as 8 x 8 words: three rounds that swap 1 x 1,
+ * 2 x 2 and 4 x 4 blocks between pairs of rows (24 permutes) */
+MNS_TARGET_IFMA static inline __attribute__((always_inline)) void transpose8(__m512i *r)
+{
+    static const long long idx[3][2][8] = {
+        {{0, 8, 2, 10, 4, 12, 6, 14}, {1, 9, 3, 11, 5, 13, 7, 15}},
+        {{0, 1, 8, 9, 4, 5, 12, 13}, {2, 3, 10, 11, 6, 7, 14, 15}},
+        {{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}}};
+#pragma GCC unroll 3
+    for (unsigned round = 0, d = 1; round < 3; round++, d *= 2) {
+        const __m512i lo = LD(idx[round][0]), hi = LD(idx[round][1]);
+#pragma GCC unroll 8
+        for (unsigned i = 0; i < 8; i++) {
+            if (i & d)
+                continue;
+            const __m512i a = r[i], b = r[i + d];
+            r[i] = _mm512_permutex2var_epi64(a, lo, b);
+            r[i + d] = _mm512_permutex2var_epi64(a, hi, b);
+        }
+    }
+}
+
+MNS_TARGET_IFMA void mns_mb52_gather_ifma(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a,
+                                          size_t stride)
+{
+    for (size_t j = 0; j < c->m; j += 8) {
+        const size_t n = c->m - j < 8 ? c->m - j : 8;
+        const __mmask8 k = (__mmask8)((1u << n) - 1);
+        __m512i v[8];
+#pragma GCC unroll 8
+        for (unsigned l = 0; l < 8; l++)
+            v[l] = _mm512_maskz_loadu_epi64(k, a + l * stride + j);
+        transpose8(v);
+        for (size_t d = 0; d < n; d++)
+            ST(x + 8 * (j + d), v[d]);
+    }
+}
+
+MNS_TARGET_IFMA void mns_mb52_scatter_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x,
+                                           size_t stride)
+{
+    for (size_t j = 0; j < c->m; j += 8) {
+        const size_t n = c->m - j < 8 ? c->m - j : 8;
+        const __mmask8 k = (__mmask8)((1u << n) - 1);
+        __m512i v[8];
+#pragma GCC unroll 8
+        for (unsigned d = 0; d < 8; d++)
+            v[d] = d < n ? LD(x + 8 * (j + d)) : _mm512_setzero_si512();
+        transpose8(v);
+#pragma GCC unroll 8
+        for (unsigned l = 0; l < 8; l++)
+            _mm512_mask_storeu_epi64(r + l * stride + j, k, v[l]);
+    }
+}
+
 #else
 /* no x86-64: never selected (mns_cpu_has_ifma() is 0) */
 void mns_mb52_mul_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *a, const uint64_t *b)
@@ -324,5 +379,17 @@ void mns_mb52_select_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *ta
                           const uint64_t *idx)
 {
     mns_mb52_select_generic(c, r, table, count, idx);
+}
+
+void mns_mb52_gather_ifma(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a, size_t stride)
+{
+    for (unsigned l = 0; l < MNS_MB52_LANES; l++)
+        mns_mb52_lane_put(c, x, l, a + l * stride);
+}
+
+void mns_mb52_scatter_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x, size_t stride)
+{
+    for (unsigned l = 0; l < MNS_MB52_LANES; l++)
+        mns_mb52_lane_get(c, r + l * stride, x, l);
 }
 #endif
