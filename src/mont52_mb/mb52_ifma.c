@@ -330,37 +330,40 @@ MNS_TARGET_IFMA static inline __attribute__((always_inline)) void transpose8(__m
     }
 }
 
-MNS_TARGET_IFMA void mns_mb52_gather_ifma(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a,
-                                          size_t stride)
+/* Lane block <-> eight elements of m digits at a stride, 8 digits at a
+ * time: the elements' rows in (masked to the digits there are), transposed,
+ * the digit vectors out, or the reverse. */
+MNS_TARGET_IFMA static void mb_transpose(const mns_mb52_ctx *c, uint64_t *block, uint64_t *elems,
+                                         size_t stride, int to_block)
 {
     for (size_t j = 0; j < c->m; j += 8) {
         const size_t n = c->m - j < 8 ? c->m - j : 8;
         const __mmask8 k = (__mmask8)((1u << n) - 1);
         __m512i v[8];
 #pragma GCC unroll 8
-        for (unsigned l = 0; l < 8; l++)
-            v[l] = _mm512_maskz_loadu_epi64(k, a + l * stride + j);
+        for (unsigned i = 0; i < 8; i++)
+            v[i] = to_block ? _mm512_maskz_loadu_epi64(k, elems + i * stride + j)
+                 : i < n    ? LD(block + 8 * (j + i))
+                            : _mm512_setzero_si512();
         transpose8(v);
-        for (size_t d = 0; d < n; d++)
-            ST(x + 8 * (j + d), v[d]);
+#pragma GCC unroll 8
+        for (unsigned i = 0; i < 8; i++) {
+            if (to_block && i < n)
+                ST(block + 8 * (j + i), v[i]);
+            else if (!to_block)
+                _mm512_mask_storeu_epi64(elems + i * stride + j, k, v[i]);
+        }
     }
 }
 
-MNS_TARGET_IFMA void mns_mb52_scatter_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x,
-                                           size_t stride)
+void mns_mb52_gather_ifma(const mns_mb52_ctx *c, uint64_t *x, const uint64_t *a, size_t stride)
 {
-    for (size_t j = 0; j < c->m; j += 8) {
-        const size_t n = c->m - j < 8 ? c->m - j : 8;
-        const __mmask8 k = (__mmask8)((1u << n) - 1);
-        __m512i v[8];
-#pragma GCC unroll 8
-        for (unsigned d = 0; d < 8; d++)
-            v[d] = d < n ? LD(x + 8 * (j + d)) : _mm512_setzero_si512();
-        transpose8(v);
-#pragma GCC unroll 8
-        for (unsigned l = 0; l < 8; l++)
-            _mm512_mask_storeu_epi64(r + l * stride + j, k, v[l]);
-    }
+    mb_transpose(c, x, (uint64_t *)a, stride, 1); /* a is only read */
+}
+
+void mns_mb52_scatter_ifma(const mns_mb52_ctx *c, uint64_t *r, const uint64_t *x, size_t stride)
+{
+    mb_transpose(c, (uint64_t *)x, r, stride, 0); /* x is only read */
 }
 
 #else
