@@ -5,8 +5,12 @@
  * same encoded messages by crypto_mb's mbx_rsa_private_crt_mb8 (one call
  * for eight) and IPP's single-buffer ippsRSA_Decrypt in a loop, where
  * installed and runnable. Results are compared with GMP before timing. */
+#include <alloca.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <x86intrin.h>
 
 #include "batch.h"
 #include "mns_rsa.h"
@@ -89,6 +93,7 @@ typedef struct cmb {
     int8u *buf, *out;
     int64u *w; /* p, q, dp, dq, iq: hw words each, the same in every lane */
     int hw;
+    unsigned pad; /* bytes of stack below the caller's frame (see best_pad) */
 } cmb;
 
 static void cmb_sign(void *x)
@@ -106,7 +111,31 @@ static void cmb_sign(void *x)
         dq[i] = b->w + 3 * b->hw;
         iq[i] = b->w + 4 * b->hw;
     }
+    /* the call's stack moved down by pad bytes */
+    volatile char *below = alloca(b->pad + 1);
+    below[0] = 0;
     mbx_rsa_private_crt_mb8(from, to, p, q, dp, dq, iq, b->bits, b->m, b->buf);
+}
+
+/* crypto_mb's RSA-3072 path runs about 1.4x slower unless its stack sits
+ * at one of four 16-byte offsets modulo 64 (seen on an IFMA Xeon): the
+ * comparison gives it the best of the offsets 0, 16, .. 112 below this
+ * frame, by the minimum of three calls each. */
+static void best_pad(cmb *b)
+{
+    uint64_t best = UINT64_MAX;
+    unsigned pad = 0;
+    for (unsigned off = 0; off < 128; off += 16) {
+        b->pad = off;
+        for (int k = 0; k < 3; k++) {
+            const uint64_t t0 = __rdtsc();
+            cmb_sign(b);
+            const uint64_t t = __rdtsc() - t0;
+            if (t < best)
+                best = t, pad = off;
+        }
+    }
+    b->pad = pad;
 }
 
 static void crypto_mb_rsa(mb_run *run, const rctx *c, const rsa_test_key *t, unsigned bits)
@@ -135,8 +164,11 @@ static void crypto_mb_rsa(mb_run *run, const rctx *c, const rsa_test_key *t, uns
     mpz_export(b.w + 4 * b.hw, NULL, -1, 8, 0, 0, v);
     mpz_clears(v, pm1, NULL);
     cmb_sign(&b);
+    best_pad(&b);
+    char note[96];
+    snprintf(note, sizeof note, "raw private op, one call for 8, stack offset %u (the best)", b.pad);
     if (check_raw(c, t, b.out))
-        mb_batch_time(run, "rsa-sign", bits, name, cmb_sign, &b, "raw private op, one call for 8");
+        mb_batch_time(run, "rsa-sign", bits, name, cmb_sign, &b, note);
     else
         mb_batch_note(run, "rsa-sign", bits, name, "MISMATCH against GMP");
     free(b.w), free(b.buf), free(b.out);
