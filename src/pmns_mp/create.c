@@ -245,8 +245,6 @@ out:
     return st;
 }
 
-/* CARRY_FMA: the FMA kernel's sets lambda-carried too (fma_default) */
-enum { CARRY_FMA = 2 };
 /* new_impl without the FMA kernel's choice of n (fma_default): one set */
 static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
@@ -254,6 +252,188 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
 static mns_status new_tested(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                              int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
                              int lanes, int carry);
+
+/* CARRY_FMA: the FMA kernel's sets lambda-carried too (fma_default) */
+enum { CARRY_FMA = 2 };
+
+/* The FMA kernel's s and base for new_set: s by the size rule where not
+ * given, base 0 (the kernel's own split rule); n > 48 has no instance and
+ * is refused before generating (n s k is about bits plus the room of rho,
+ * k <= 50: 47 bits per digit is a safe guess). */
+static int fma_size_s(size_t bits);
+
+static mns_status fma_shape(const mpz_t p, int n, int *s, int *base)
+{
+    *base = 0;
+    if (*s == 0) /* an n or base= given: the size rule's s */
+        *s = fma_size_s(mpz_sizeinbase(p, 2));
+    if ((n ? n : (int)((mpz_sizeinbase(p, 2) + 47 * *s - 1) / (47 * *s))) > 48)
+        return mns_error(MNS_ENOTSUP, "pmns-mp: the FMA kernel takes n <= 48 (s = %d at %zu bits)",
+                         *s, mpz_sizeinbase(p, 2));
+    return MNS_OK;
+}
+
+/* One attempt's set: the one the IFMA choice already made (*pre, taken),
+ * else the generator's; an automatic s of one word is asked again with 2
+ * (the multi-precision form wants 2). Refused unless it is a
+ * multi-precision X^n - lambda set whose chunks fit the word. */
+static mns_status generate_set(mns_pmns_params **out, const mpz_t p, mns_pmns_gen_opts *o,
+                               mns_pmns_params **pre, int s_auto)
+{
+    mns_pmns_params *P = NULL;
+    mns_status st = MNS_OK;
+    if (*pre) {
+        P = *pre;
+        *pre = NULL;
+    } else {
+        st = mns_pmns_generate_var(&P, p, o);
+    }
+    if (st == MNS_OK && mns_pmns_params_s(P) == 1 && s_auto) {
+        mns_pmns_params_free(P);
+        P = NULL;
+        o->s = 2;
+        st = mns_pmns_generate_var(&P, p, o);
+    }
+    if (st != MNS_OK)
+        return st;
+    if (mns_pmns_params_eshape(P) != MNS_PMNS_E_BINOMIAL || mns_pmns_params_s(P) < 2 ||
+        mns_pmns_params_chunk_bits(P) > (o->word == MNS_PMNS_WORD_U52 ? 52u : 62u)) {
+        mns_pmns_params_free(P);
+        return mns_error(MNS_ENOTSUP, "pmns-mp: the set is not multi-precision X^n - lambda");
+    }
+    *out = P;
+    return MNS_OK;
+}
+
+/* The arguments of new_set in range and the kernel runnable here; *ifma:
+ * 1 where the set takes the IFMA kernels' path (the FMA kernel runs their
+ * sets and fused data: unsplit, and swaps the kernel at the end). */
+static mns_status check_args(mns_pmns_word word, int s, int n, int delta, int base,
+                             mns_pmns_mp_kernel kernel, int *ifma)
+{
+    if (s < 0 || s == 1 || s > MNS_PMNS_S_MAX || n < 0 || n > MNS_PMNS_N_MAX || delta < 0 ||
+        delta > 255 || base < 0)
+        return mns_error(MNS_EINVAL, "pmns-mp: s in 2..%d (0: automatic), n in 0..%d, delta in "
+                                     "0..255",
+                         MNS_PMNS_S_MAX, MNS_PMNS_N_MAX);
+    const int fma = kernel == MNS_PMNS_MP_KERNEL_FMA;
+    if (fma && word != MNS_PMNS_WORD_U52)
+        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel needs the u52 word");
+    if (fma && !mns_cpu_has_fma())
+        return mns_error(MNS_ENOTSUP, "pmns-mp: this CPU has no AVX2 and FMA for the FMA kernel%s",
+                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    *ifma = fma || kernel == MNS_PMNS_MP_KERNEL_IFMA ||
+            (kernel == MNS_PMNS_MP_KERNEL_AUTO && word == MNS_PMNS_WORD_U52 && mns_cpu_has_ifma());
+    if (*ifma && (word != MNS_PMNS_WORD_U52))
+        return mns_error(MNS_EINVAL, "pmns-mp: the IFMA kernel needs the u52 word");
+    if (*ifma && !fma && !mns_cpu_has_ifma())
+        return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
+                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
+    if (fma && s != 0 && !mns_pmns_mp_fma_has(s, 4))
+        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel takes s = 2..4");
+    return MNS_OK;
+}
+
+/* The generator's options for one attempt of new_set: an explicit n walks
+ * the next lambdas if the smallest does not fit; carried asks for a
+ * lambda-carried set. */
+static void gen_options(mns_pmns_gen_opts *o, mns_pmns_word word, int s, int n, int dgen,
+                        int tadds, int carried)
+{
+    mns_pmns_gen_opts_init(o);
+    o->word = word;
+    o->s = s;
+    o->n = n;
+    if (n) {
+        o->flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+        o->lambda_max = 64;
+    }
+    o->delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
+    o->toeplitz_adds = tadds;
+    if (carried)
+        o->flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
+}
+
+/* A context holding the set P (which it owns from here, freed with it),
+ * its shape and p, gamma and phi^-1 mod p; NULL (P freed) when memory is
+ * short. The kernel tables are build()'s. */
+static mns_pmns_mp_ctx *ctx_of_set(mns_pmns_params *P, const mpz_t p, mns_pmns_word word,
+                                   int delta, int dgen)
+{
+    mns_pmns_mp_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        mns_pmns_params_free(P);
+        return NULL;
+    }
+    mpz_inits(c->p, c->gamma, c->phi_inv, NULL);
+    c->P = P;
+    c->n = mns_pmns_params_n(P);
+    c->s = mns_pmns_params_s(P);
+    c->k = (int)mns_pmns_params_chunk_bits(P);
+    c->u52 = word == MNS_PMNS_WORD_U52;
+    c->lambda = mns_pmns_params_lambda(P);
+    c->lam_carried = mns_pmns_params_lambda_carried(P);
+    c->delta = delta;
+    c->delta_gen = dgen;
+    mpz_set(c->p, p);
+    mpz_set(c->gamma, mns_pmns_params_gamma(P));
+    mpz_set_ui(c->phi_inv, 0);
+    mpz_setbit(c->phi_inv, mns_pmns_params_phi_log2(P));
+    mpz_invert(c->phi_inv, c->phi_inv, p);
+    return c;
+}
+
+/* The kernel part of the field's description: kernel, shape, bounds and
+ * the Toeplitz plan (the fused kernels' own, or the FMA kernel's split). */
+static char *describe_ctx(const mns_pmns_mp_ctx *c)
+{
+    char buf[MNS_DESCRIBE_MAX];
+    char plan[64] = "";
+    size_t off = 0;
+    for (int l = 0; l < c->plan.levels; l++)
+        off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "", c->plan.f[l]);
+    snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
+    if (c->fast || c->mfd) /* the fused IFMA (FMA) kernel has its own plan */
+        mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
+    if (c->fma_h) /* the FMA kernel's one 2-way split, halves of vl H lanes */
+        snprintf(plan, sizeof plan, "fused:2/b%d", c->fma_vl * c->fma_h);
+    char lanes_s[16] = ""; /* the FMA kernel's vector width */
+    if (c->mfd)
+        snprintf(lanes_s, sizeof lanes_s, " lanes=%d", c->fma_vl);
+    snprintf(buf, sizeof buf,
+             "kernel=%s%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
+             "rho_bits=%u toeplitz=%s bits=%zu%s",
+             c->kernel, lanes_s, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, c->delta,
+             c->delta_gen, mns_pmns_params_rho_bits(c->P), plan, mpz_sizeinbase(c->p, 2),
+             c->sqr_by_mul ? " sqr=mul" : "");
+    return strdup(buf);
+}
+
+/* The generic kernel's default (n, s): its cost model's candidates in
+ * order, each generated with its (n, s); MNS_ENOTSUP if none passes (the
+ * generator's automatic choice then). */
+static mns_status generic_default(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int delta,
+                                  int base, mns_pmns_mp_kernel kernel)
+{
+    int cn[4], cs[4], nc = mns_pmns_mp_generic_candidates(mpz_sizeinbase(p, 2), cn, cs, 4);
+    for (int q = 0; q < nc; q++)
+        if (new_tested(out, p, word, cs[q], cn[q], delta, base, kernel, 0, 0, 1) == MNS_OK)
+            return MNS_OK;
+    return MNS_ENOTSUP;
+}
+
+/* After build: the powers of gamma for the word exit, the scratch bound,
+ * the description. */
+static mns_status finish_ctx(mns_pmns_mp_ctx *c)
+{
+    if (!(c->gw_pow = mns_pmns_gw_powers(c->p, c->gamma, c->n)))
+        return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+    mns_status st = mns_scratch_check(
+        "pmns-mp", mns_pmns_gw_scratch(c->limbs, mpz_size(c->p), mns_pmns_mp_gw_cw(c), c->n));
+    if (st == MNS_OK)
+        c->kernel_describe = describe_ctx(c);
+    return st;
+}
 
 mns_status mns_pmns_mp_new_var(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                                int delta, int base, mns_pmns_mp_kernel kernel)
@@ -371,6 +551,11 @@ mns_status mns_pmns_mp_new_impl(mns_pmns_mp **out, const mpz_t p, mns_pmns_word 
     return new_tested(out, p, word, s, n, delta, base, kernel, tadds_min, lanes, carry);
 }
 
+/* One set for new_impl. The FMA kernel keeps t = 1 too: its Toeplitz split
+ * wants k <= 49, which t = 2 would prove, but t = 1 gives it where the split
+ * pays on the sets seen (2048 bits n = 16, 4096 bits n = 23), and t = 2
+ * costs n: 3072 bits n = 25 k = 48 lambda = 7 instead of n = 23 k = 50,
+ * 6144 bits n = 35 at s = 4 and n = 49 at s = 3, past the instances. */
 static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, int s, int n,
                           int delta, int base, mns_pmns_mp_kernel kernel, int tadds_min,
                           int lanes, int carry)
@@ -379,56 +564,25 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
     if (!out || !p)
         return mns_error(MNS_EINVAL, "pmns-mp: NULL argument");
     *out = NULL;
-    if (s < 0 || s == 1 || s > MNS_PMNS_S_MAX || n < 0 || n > MNS_PMNS_N_MAX || delta < 0 ||
-        delta > 255 || base < 0)
-        return mns_error(MNS_EINVAL, "pmns-mp: s in 2..%d (0: automatic), n in 0..%d, delta in "
-                                     "0..255",
-                         MNS_PMNS_S_MAX, MNS_PMNS_N_MAX);
     const int fma = kernel == MNS_PMNS_MP_KERNEL_FMA;
-    if (fma && word != MNS_PMNS_WORD_U52)
-        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel needs the u52 word");
-    if (fma && !mns_cpu_has_fma())
-        return mns_error(MNS_ENOTSUP, "pmns-mp: this CPU has no AVX2 and FMA for the FMA kernel%s",
-                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
-    /* the FMA kernel runs the IFMA kernels' sets and fused data: from here
-     * on it takes their path (ifma), unsplit, and swaps the kernel at the end */
-    int ifma = fma || kernel == MNS_PMNS_MP_KERNEL_IFMA ||
-               (kernel == MNS_PMNS_MP_KERNEL_AUTO && word == MNS_PMNS_WORD_U52 &&
-                mns_cpu_has_ifma());
-    if (ifma && (word != MNS_PMNS_WORD_U52))
-        return mns_error(MNS_EINVAL, "pmns-mp: the IFMA kernel needs the u52 word");
-    if (ifma && !fma && !mns_cpu_has_ifma())
-        return mns_error(MNS_ENOTSUP, "pmns-mp-ifma: this CPU has no AVX-512 IFMA%s",
-                         mns_cpu_features() == 0 ? " (MNS_CPU=generic)" : "");
-    if (fma && s != 0 && !mns_pmns_mp_fma_has(s, 4))
-        return mns_error(MNS_EINVAL, "pmns-mp: the FMA kernel takes s = 2..4");
+    int ifma = 0;
+    mns_status st = check_args(word, s, n, delta, base, kernel, &ifma);
+    if (st != MNS_OK)
+        return st;
     /* the FMA kernel's base=: 0 its cost rule for the Toeplitz split, >= n
      * unsplit, else split where its bounds hold (as pmns-mp-ifma's) */
     const int fma_base = fma ? base : 0;
-    if (fma)
-        base = 0;
-    if (fma && s == 0) /* an n or base= given: the size rule's s */
-        s = fma_size_s(mpz_sizeinbase(p, 2));
-    /* n > 48 has no instance: refuse before generating (n s k is about bits
-     * plus the room of rho, k <= 50: 47 bits per digit is a safe guess) */
-    if (fma && (n ? n : (int)((mpz_sizeinbase(p, 2) + 47 * s - 1) / (47 * s))) > 48)
-        return mns_error(MNS_ENOTSUP, "pmns-mp: the FMA kernel takes n <= 48 (s = %d at %zu bits)",
-                         s, mpz_sizeinbase(p, 2));
+    if (fma && (st = fma_shape(p, n, &s, &base)) != MNS_OK)
+        return st;
     const int base_user = fma ? MNS_PMNS_N_MAX : base; /* 0: the kernel chooses
                                  * (pmns_mp/ifma_fused.c, or the generic kernel's
                                  * cost model); >= n: unsplit */
     if (base == 0 && ifma)
         base = MP_BASE_IFMA;
 
-    if (!ifma && word == MNS_PMNS_WORD_S64 && s == 0 && n == 0) {
-        /* the generic kernel's default (n, s): its cost model's candidates
-         * in order, each generated with its (n, s); the generator's
-         * automatic choice below if none passes */
-        int cn[4], cs[4], nc = mns_pmns_mp_generic_candidates(mpz_sizeinbase(p, 2), cn, cs, 4);
-        for (int q = 0; q < nc; q++)
-            if (new_tested(out, p, word, cs[q], cn[q], delta, base, kernel, 0, 0, 1) == MNS_OK)
-                return MNS_OK;
-    }
+    if (!ifma && word == MNS_PMNS_WORD_S64 && s == 0 && n == 0 &&
+        generic_default(out, p, word, delta, base, kernel) == MNS_OK)
+        return MNS_OK;
     /* the generator's delta: ours covers what add/sub/reduce produce; a set
      * whose phi leaves no room for it is regenerated with a larger one. u52:
      * a loose operand reaches rho - 1 + delta zmax with zmax about 1.1-1.3
@@ -436,7 +590,7 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
      * delta = 0 set first (tight_bounds proves delta = 1 on it when phi has
      * the room), and the delta set if not */
     int dgen = word == MNS_PMNS_WORD_U52 ? (5 * delta + 2) / 4 : 0;
-    mns_status st = MNS_ENOTSUP;
+    st = MNS_ENOTSUP;
     /* (B3)'s t: the unsplit IFMA product adds nothing before multiplying, so
      * it only needs lambda 2^k < 2^52 (t = 1), which buys the largest k and so
      * the smallest n*s. plan_ok checks the real bounds; if they fail (a split
@@ -445,11 +599,6 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
     int tadds = (ifma && base >= MP_BASE_IFMA) || !ifma ? 1 : 0;
     if (tadds < tadds_min)
         tadds = tadds_min;
-    /* (The FMA kernel's Toeplitz split wants k <= 49, which t = 2 would
-     * prove; t = 1 gives it where the split pays on the sets seen (2048 bits
-     * n = 16, 4096 bits n = 23), and t = 2 costs n: 3072 bits n = 25 k = 48
-     * lambda = 7 instead of n = 23 k = 50, 6144 bits n = 35 at s = 4 and n =
-     * 49 at s = 3, past the instances. Not taken.) */
     int tadds0 = tadds, s_auto = 0; /* s_auto: the s tried after an automatic one failed */
     mns_pmns_params *pre = NULL; /* a set the IFMA choice already generated */
     /* the IFMA kernel's own cost picks s (if not given) and t (unsplit or
@@ -476,90 +625,21 @@ static mns_status new_set(mns_pmns_mp **out, const mpz_t p, mns_pmns_word word, 
             choose = 0;
         }
         mns_pmns_gen_opts o;
-        mns_pmns_gen_opts_init(&o);
-        o.word = word;
-        o.s = s ? s : s_auto;
-        o.n = n;
-        if (n) { /* an explicit n: the next lambdas if the smallest does not fit */
-            o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
-            o.lambda_max = 64;
-        }
-        o.delta = dgen > MNS_PMNS_DELTA_MAX ? MNS_PMNS_DELTA_MAX : dgen;
-        o.toeplitz_adds = tadds;
-        if (carried && tadds == 1)
-            o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
+        gen_options(&o, word, s ? s : s_auto, n, dgen, tadds, carried && tadds == 1);
         mns_pmns_params *P = NULL;
-        if (pre) {
-            P = pre;
-            pre = NULL;
-            st = MNS_OK;
-        } else
-            st = mns_pmns_generate_var(&P, p, &o);
-        if (st == MNS_OK && mns_pmns_params_s(P) == 1 && s == 0) {
-            /* automatic s chose one word: the multi-precision form wants 2 */
-            mns_pmns_params_free(P);
-            P = NULL;
-            o.s = 2;
-            st = mns_pmns_generate_var(&P, p, &o);
-        }
+        st = generate_set(&P, p, &o, &pre, s == 0);
         if (st != MNS_OK)
             return st;
-        if (mns_pmns_params_eshape(P) != MNS_PMNS_E_BINOMIAL || mns_pmns_params_s(P) < 2 ||
-            mns_pmns_params_chunk_bits(P) > (word == MNS_PMNS_WORD_U52 ? 52u : 62u)) {
-            mns_pmns_params_free(P);
-            return mns_error(MNS_ENOTSUP, "pmns-mp: the set is not multi-precision X^n - lambda");
-        }
-        mns_pmns_mp_ctx *c = calloc(1, sizeof *c);
-        if (!c) {
-            mns_pmns_params_free(P);
+        mns_pmns_mp_ctx *c = ctx_of_set(P, p, word, delta, dgen);
+        if (!c)
             return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
-        }
-        mpz_inits(c->p, c->gamma, c->phi_inv, NULL);
-        c->P = P;
-        c->n = mns_pmns_params_n(P);
-        c->s = mns_pmns_params_s(P);
-        c->k = (int)mns_pmns_params_chunk_bits(P);
-        c->u52 = word == MNS_PMNS_WORD_U52;
-        c->lambda = mns_pmns_params_lambda(P);
-        c->lam_carried = mns_pmns_params_lambda_carried(P);
-        c->delta = delta;
-        c->delta_gen = dgen;
         c->base_user = base_user;
         c->fma_base = fma_base;
         c->fma_vl = lanes;
-        mpz_set(c->p, p);
-        mpz_set(c->gamma, mns_pmns_params_gamma(P));
-        mpz_set_ui(c->phi_inv, 0);
-        mpz_setbit(c->phi_inv, mns_pmns_params_phi_log2(P));
-        mpz_invert(c->phi_inv, c->phi_inv, p);
         st = build(c, base, ifma, fma);
-        if (st == MNS_OK && !(c->gw_pow = mns_pmns_gw_powers(c->p, c->gamma, c->n)))
-            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
         if (st == MNS_OK)
-            st = mns_scratch_check("pmns-mp", mns_pmns_gw_scratch(c->limbs, mpz_size(c->p),
-                                                                  mns_pmns_mp_gw_cw(c), c->n));
+            st = finish_ctx(c);
         if (st == MNS_OK) {
-            char buf[MNS_DESCRIBE_MAX];
-            char plan[64] = "";
-            size_t off = 0;
-            for (int l = 0; l < c->plan.levels; l++)
-                off += (size_t)snprintf(plan + off, sizeof plan - off, "%s%d", l ? "x" : "",
-                                        c->plan.f[l]);
-            snprintf(plan + off, sizeof plan - off, "%sb%d", c->plan.levels ? "/" : "", c->plan.b);
-            if (c->fast || c->mfd) /* the fused IFMA (FMA) kernel has its own plan */
-                mns_pmns_mp_ifma_fused_describe(c, plan, sizeof plan);
-            if (c->fma_h) /* the FMA kernel's one 2-way split, halves of vl H lanes */
-                snprintf(plan, sizeof plan, "fused:2/b%d", c->fma_vl * c->fma_h);
-            char lanes_s[16] = ""; /* the FMA kernel's vector width */
-            if (c->mfd)
-                snprintf(lanes_s, sizeof lanes_s, " lanes=%d", c->fma_vl);
-            snprintf(buf, sizeof buf,
-                     "kernel=%s%s word=%s n=%d s=%d k=%d lambda=%ld delta=%d delta_gen=%d "
-                     "rho_bits=%u toeplitz=%s bits=%zu%s",
-                     c->kernel, lanes_s, c->u52 ? "u52" : "s64", c->n, c->s, c->k, c->lambda, delta, dgen,
-                     mns_pmns_params_rho_bits(P), plan, mpz_sizeinbase(p, 2),
-                     c->sqr_by_mul ? " sqr=mul" : "");
-            c->kernel_describe = strdup(buf);
             *out = fma && tadds_min == 0 ? fma_retry(c, p, word, n, delta, base_in, kernel, lanes) : c;
             return MNS_OK;
         }
