@@ -57,6 +57,87 @@ const mns_pmns_params *mns_pmns_mp_params(const mns_pmns_mp *c) { return c->P; }
 size_t mns_pmns_mp_limbs(const mns_pmns_mp *c) { return c->limbs; }
 const char *mns_pmns_mp_describe(const mns_pmns_mp *c) { return c->kernel_describe; }
 
+/* The end of build, once the kernel exists: the per-call scratch bound
+ * (the kernels' and the conversions' scratch lives on the stack: a plan
+ * that needs more is refused), the S64 form's one and tight bound (set_mpz
+ * ends with a product by 1 from here on; the tight bound's reduce
+ * condition uses one's coefficients; MNS_ERANGE: the caller regenerates
+ * with a larger delta), the word conversions' tables. */
+static mns_status finish_build(mns_pmns_mp_ctx *c, int ifma)
+{
+    size_t need = mns_pmns_mp_scratch_generic(c) + 2;
+    if (ifma && mns_pmns_mp_scratch_ifma(c) > need)
+        need = mns_pmns_mp_scratch_ifma(c);
+    if (2 * c->limbs > need)
+        need = 2 * c->limbs;
+    mns_status st = mns_scratch_check("pmns-mp", need);
+    if (st != MNS_OK)
+        return st;
+    if (!c->u52) {
+        if (!(c->unit = calloc(c->limbs, sizeof *c->unit)))
+            return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        c->unit[0] = 1;
+        mpz_t one;
+        mpz_init_set_ui(one, 1);
+        const int ok = mns_pmns_mp_set_mpz_var(c, c->one, one) == MNS_OK && mns_pmns_mp_tight_bounds(c);
+        mpz_clear(one);
+        if (!ok)
+            return MNS_ERANGE;
+    }
+    return mns_pmns_mp_words_prepare(c);
+}
+
+/* The IFMA kernels' tables on a built plan (and the FMA kernel's, which
+ * runs their data): every leaf's offsets, the fused kernels' data;
+ * MNS_ENOTSUP where a lambda-carried set meets a kernel that multiplies
+ * each digit by lambda, or the FMA kernel has no instance or no room (then
+ * c->fma_miss tells whether another t or delta could help). */
+static mns_status setup_ifma(mns_pmns_mp_ctx *c, int fma, int mo_a, int mo_m)
+{
+    const mp_plan *pl = &c->plan;
+    const int n = c->n, s = c->s, k = c->k;
+    c->moff = calloc((size_t)pl->leaves, sizeof *c->moff);
+    c->aoff = calloc((size_t)pl->leaves, sizeof *c->aoff);
+    if (!c->moff || !c->aoff) {
+        return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+    }
+    for (int l = 0; l < pl->leaves; l++) {
+        c->moff[l] = mo_m;
+        c->aoff[l] = mo_a;
+    }
+    if (!mns_pmns_mp_ifma_prepare(c)) {
+        return mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+    }
+    if (c->lam_carried && (!c->fast || c->fs_plan)) {
+        /* the other IFMA paths multiply each digit by lambda */
+        return mns_error(MNS_ENOTSUP, "pmns-mp: a lambda-carried set (n=%d s=%d k=%d "
+                                      "lambda=%ld) needs the unsplit fused IFMA kernel",
+                         n, s, k, c->lambda);
+    }
+    c->mul = mns_pmns_mp_mul_ifma;
+    c->sqr = mns_pmns_mp_sqr_ifma;
+    c->kernel = "ifma";
+    if (fma) {
+        const int r = mns_pmns_mp_fma_prepare(c);
+        if (r <= 0) {
+            /* no instance: final; the bound: more room in the words
+             * (a smaller k) may pass, as for the other kernel bounds */
+            c->fma_miss = r == 0;
+            return r == -1 ? mns_error(MNS_ENOMEM, "pmns-mp: out of memory")
+                 : r == 0
+                     ? mns_error(MNS_ENOTSUP,
+                                 "pmns-mp: the FMA kernel has no instance for n=%d s=%d "
+                                 "(s = 2..4, n <= 48)",
+                                 n, s)
+                     : mns_error(MNS_ENOTSUP,
+                                 "pmns-mp: the FMA kernel's products leave 2^102 for n=%d "
+                                 "s=%d k=%d lambda=%ld",
+                                 n, s, k, c->lambda);
+        }
+    }
+    return MNS_OK;
+}
+
 /* ifma: the u52 vector kernels' bounds and fused data; fma: then the FMA
  * kernel (pmns_mp/fma.c) instead of the IFMA ones */
 static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
@@ -166,80 +247,14 @@ static mns_status build(mns_pmns_mp_ctx *c, int base, int ifma, int fma)
     free(tseq);
     free(etmp);
     if (ifma) {
-        c->moff = calloc((size_t)pl->leaves, sizeof *c->moff);
-        c->aoff = calloc((size_t)pl->leaves, sizeof *c->aoff);
-        if (!c->moff || !c->aoff) {
-            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
+        if ((st = setup_ifma(c, fma, mo_a, mo_m)) != MNS_OK)
             goto out;
-        }
-        for (int l = 0; l < pl->leaves; l++) {
-            c->moff[l] = mo_m;
-            c->aoff[l] = mo_a;
-        }
-        if (!mns_pmns_mp_ifma_prepare(c)) {
-            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
-            goto out;
-        }
-        if (c->lam_carried && (!c->fast || c->fs_plan)) {
-            /* the other IFMA paths multiply each digit by lambda */
-            st = mns_error(MNS_ENOTSUP, "pmns-mp: a lambda-carried set (n=%d s=%d k=%d "
-                                        "lambda=%ld) needs the unsplit fused IFMA kernel",
-                           n, s, k, c->lambda);
-            goto out;
-        }
-        c->mul = mns_pmns_mp_mul_ifma;
-        c->sqr = mns_pmns_mp_sqr_ifma;
-        c->kernel = "ifma";
-        if (fma) {
-            const int r = mns_pmns_mp_fma_prepare(c);
-            if (r <= 0) {
-                /* no instance: final; the bound: more room in the words
-                 * (a smaller k) may pass, as for the other kernel bounds */
-                c->fma_miss = r == 0;
-                st = r == -1 ? mns_error(MNS_ENOMEM, "pmns-mp: out of memory")
-                     : r == 0
-                         ? mns_error(MNS_ENOTSUP,
-                                     "pmns-mp: the FMA kernel has no instance for n=%d s=%d "
-                                     "(s = 2..4, n <= 48)",
-                                     n, s)
-                         : mns_error(MNS_ENOTSUP,
-                                     "pmns-mp: the FMA kernel's products leave 2^102 for n=%d "
-                                     "s=%d k=%d lambda=%ld",
-                                     n, s, k, c->lambda);
-                goto out;
-            }
-        }
     } else {
         c->mul = mns_pmns_mp_mul_generic;
         c->sqr = mns_pmns_mp_sqr_generic;
         c->kernel = "generic";
     }
-    /* the kernels' and the conversions' per-call scratch lives on the
-     * stack: a plan that needs more than the bound is refused here */
-    {
-        size_t need = mns_pmns_mp_scratch_generic(c) + 2;
-        if (ifma && mns_pmns_mp_scratch_ifma(c) > need)
-            need = mns_pmns_mp_scratch_ifma(c);
-        if (2 * c->limbs > need)
-            need = 2 * c->limbs;
-        if ((st = mns_scratch_check("pmns-mp", need)) != MNS_OK)
-            goto out;
-    }
-    if (!c->u52) {
-        /* set_mpz ends with a product by 1 from here on; one, then the
-         * tight bound (its reduce condition uses one's coefficients) */
-        if (!(c->unit = calloc(c->limbs, sizeof *c->unit))) {
-            st = mns_error(MNS_ENOMEM, "pmns-mp: out of memory");
-            goto out;
-        }
-        c->unit[0] = 1;
-        mpz_set_ui(t, 1);
-        if (mns_pmns_mp_set_mpz_var(c, c->one, t) != MNS_OK || !mns_pmns_mp_tight_bounds(c)) {
-            st = MNS_ERANGE; /* the caller regenerates with a larger delta */
-            goto out;
-        }
-    }
-    st = mns_pmns_mp_words_prepare(c);
+    st = finish_build(c, ifma);
 out:
     mpz_clears(t, La, Lb, zmax, NULL);
     return st;

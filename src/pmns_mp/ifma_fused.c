@@ -478,6 +478,37 @@ IFMA_TARGET static int fs_prepare(mns_pmns_mp_ctx *c, const struct fs_plan *pl)
     return ok;
 }
 
+/* c->mpfast <- M'_0's columns mod 2^k in lanes lanes: column c, lane r:
+ * t'[r - c], t'[d] = m'_d, t'[-d] = lambda m'_(n-d); 0 when memory is
+ * short. */
+static int mprime_columns(mns_pmns_mp_ctx *c, int lanes)
+{
+    const int n = c->n;
+    c->mpl = lanes;
+    c->mpfast = mns_alloc64((size_t)n * c->mpl * 8);
+    uint64_t *tp = malloc((size_t)2 * n * 8);
+    if (!c->mpfast || !tp) {
+        free(tp);
+        return 0;
+    }
+    memset(c->mpfast, 0, (size_t)n * c->mpl * 8);
+    mpz_t t;
+    mpz_init(t);
+    for (int d = 0; d < n; d++) {
+        mpz_fdiv_r_2exp(t, mns_pmns_params_mprime(c->P, d), (mp_bitcnt_t)c->k);
+        uint64_t v = mpz_get_ui(t);
+        tp[n - 1 + d] = v;
+        if (d > 0)
+            tp[n - 1 - (n - d)] = (v * (uint64_t)c->lambda) & c->kmask;
+    }
+    mpz_clear(t);
+    for (int cc = 0; cc < n; cc++)
+        for (int r = 0; r < n; r++)
+            c->mpfast[(size_t)cc * c->mpl + r] = tp[n - 1 + r - cc];
+    free(tp);
+    return 1;
+}
+
 /* The fused path's constant data and kernel (creation time): M'_0's sequence
  * mod 2^k for T (both forms), then the unsplit M_j column matrices (column c
  * of M_j, lane r: t_j[r - c]; lanes >= n stay 0) or the split leaves. The
@@ -513,33 +544,10 @@ int mns_pmns_mp_ifma_fused_prepare(mns_pmns_mp_ctx *c)
         want_unsplit = c->plan.levels == 0;
     if (!want_split && !want_unsplit)
         return 1;
-    /* M'_0's columns mod 2^k, lanes up to the split's N (its T covers N
-     * lanes) or 8 ceil(n/8): column c, lane r: t'[r - c], t'[d] = m'_d,
-     * t'[-d] = lambda m'_(n-d) */
-    c->mpl = want_split && pi >= 0 ? 8 * fs_plans[pi].m : 8 * nv;
-    c->mpfast = mns_alloc64((size_t)n * c->mpl * 8);
-    uint64_t *tp = malloc((size_t)2 * n * 8);
-    if (!c->mpfast || !tp) {
-        free(tp);
+    /* M'_0's columns, lanes up to the split's N (its T covers N lanes) or
+     * 8 ceil(n/8) */
+    if (!mprime_columns(c, want_split && pi >= 0 ? 8 * fs_plans[pi].m : 8 * nv))
         return 0;
-    }
-    memset(c->mpfast, 0, (size_t)n * c->mpl * 8);
-    {
-        mpz_t t;
-        mpz_init(t);
-        for (int d = 0; d < n; d++) {
-            mpz_fdiv_r_2exp(t, mns_pmns_params_mprime(c->P, d), (mp_bitcnt_t)c->k);
-            uint64_t v = mpz_get_ui(t);
-            tp[n - 1 + d] = v;
-            if (d > 0)
-                tp[n - 1 - (n - d)] = (v * (uint64_t)c->lambda) & c->kmask;
-        }
-        mpz_clear(t);
-        for (int cc = 0; cc < n; cc++)
-            for (int r = 0; r < n; r++)
-                c->mpfast[(size_t)cc * c->mpl + r] = tp[n - 1 + r - cc];
-        free(tp);
-    }
     if (want_split) {
         int ok = fs_prepare(c, &fs_plans[pi]);
         if (ok == 0)

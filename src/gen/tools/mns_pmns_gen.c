@@ -119,17 +119,21 @@ static int bench(const char *sizes, const char *kinds, const mns_pmns_gen_opts *
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* What the command line asks for (parse_args). */
+typedef struct cli {
     mns_pmns_gen_opts o;
-    mns_pmns_gen_opts_init(&o);
     mpz_t p;
-    mpz_init(p);
-    int have_p = 0, do_bench = 0;
-    const char *out = NULL, *check = NULL, *sizes = "256,512,1024,2048", *kinds = "s64:1,u52:1";
-    char regen[512] = "";
-    unsigned long seed = 1;
-    long random_bits = 0;
+    int have_p; /* 1: --p or --random-bits, 2: --pi-bits (regen names it) */
+    int do_bench;
+    const char *out, *check, *sizes, *kinds;
+    char regen[512]; /* the command that regenerates the set, for its file */
+    unsigned long seed;
+    long random_bits;
+} cli;
+
+/* c <- the options of argv (c->p initialised); 0, or usage()'s status. */
+static int parse_args(int argc, char **argv, cli *c)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -141,142 +145,162 @@ int main(int argc, char **argv)
     } while (0)
         if (!strcmp(a, "--p")) {
             NEEDV;
-            if (mpz_set_str(p, v, 0) != 0)
+            if (mpz_set_str(c->p, v, 0) != 0)
                 return usage();
-            have_p = 1;
+            c->have_p = 1;
         } else if (!strcmp(a, "--pi-bits")) {
             NEEDV;
-            mns_pi_prime(p, strtoul(v, NULL, 10));
-            have_p = 2;
-            snprintf(regen, sizeof regen, "mns-pmns-gen --pi-bits %s", v);
+            mns_pi_prime(c->p, strtoul(v, NULL, 10));
+            c->have_p = 2;
+            snprintf(c->regen, sizeof c->regen, "mns-pmns-gen --pi-bits %s", v);
         } else if (!strcmp(a, "--random-bits")) {
             NEEDV;
-            random_bits = atol(v);
+            c->random_bits = atol(v);
         } else if (!strcmp(a, "--seed")) {
             NEEDV;
-            seed = strtoul(v, NULL, 10);
+            c->seed = strtoul(v, NULL, 10);
         } else if (!strcmp(a, "--word")) {
             NEEDV;
             if (!strcmp(v, "s64"))
-                o.word = MNS_PMNS_WORD_S64;
+                c->o.word = MNS_PMNS_WORD_S64;
             else if (!strcmp(v, "u52"))
-                o.word = MNS_PMNS_WORD_U52;
+                c->o.word = MNS_PMNS_WORD_U52;
             else
                 return usage();
         } else if (!strcmp(a, "--s")) {
             NEEDV;
-            o.s = strcmp(v, "auto") ? atoi(v) : 0;
+            c->o.s = strcmp(v, "auto") ? atoi(v) : 0;
         } else if (!strcmp(a, "--s-max")) {
             NEEDV;
-            o.s_max = atoi(v);
+            c->o.s_max = atoi(v);
         } else if (!strcmp(a, "--delta")) {
             NEEDV;
-            o.delta = atoi(v);
+            c->o.delta = atoi(v);
         } else if (!strcmp(a, "--n")) {
             NEEDV;
-            o.n = strcmp(v, "auto") ? atoi(v) : 0;
+            c->o.n = strcmp(v, "auto") ? atoi(v) : 0;
         } else if (!strcmp(a, "--n-max")) {
             NEEDV;
-            o.n_max = atoi(v);
+            c->o.n_max = atoi(v);
         } else if (!strcmp(a, "--e")) {
             NEEDV;
             if (!strcmp(v, "binomial"))
-                o.eshape = MNS_PMNS_E_BINOMIAL;
+                c->o.eshape = MNS_PMNS_E_BINOMIAL;
             else if (!strcmp(v, "trinomial"))
-                o.eshape = MNS_PMNS_E_TRINOMIAL;
+                c->o.eshape = MNS_PMNS_E_TRINOMIAL;
             else if (!strcmp(v, "auto"))
-                o.eshape = MNS_PMNS_E_AUTO;
+                c->o.eshape = MNS_PMNS_E_AUTO;
             else
                 return usage();
         } else if (!strcmp(a, "--lambda-max")) {
             NEEDV;
-            o.lambda_max = atol(v);
+            c->o.lambda_max = atol(v);
         } else if (!strcmp(a, "--toeplitz-adds")) {
             NEEDV;
-            o.toeplitz_adds = atoi(v);
+            c->o.toeplitz_adds = atoi(v);
         } else if (!strcmp(a, "--gamma-tries")) {
             NEEDV;
-            o.gamma_tries = atoi(v);
+            c->o.gamma_tries = atoi(v);
         } else if (!strcmp(a, "--smooth-n")) {
-            o.flags |= MNS_PMNS_GEN_SMOOTH_N;
+            c->o.flags |= MNS_PMNS_GEN_SMOOTH_N;
         } else if (!strcmp(a, "--no-improve")) {
-            o.flags |= MNS_PMNS_GEN_NO_IMPROVE;
+            c->o.flags |= MNS_PMNS_GEN_NO_IMPROVE;
         } else if (!strcmp(a, "--lambda-walk")) {
-            o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
+            c->o.flags |= MNS_PMNS_GEN_LAMBDA_WALK;
         } else if (!strcmp(a, "--lambda-carried")) {
-            o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
+            c->o.flags |= MNS_PMNS_GEN_LAMBDA_CARRIED;
         } else if (!strcmp(a, "--progress")) {
-            o.progress = show_progress;
+            c->o.progress = show_progress;
         } else if (!strcmp(a, "-o")) {
             NEEDV;
-            out = v;
+            c->out = v;
         } else if (!strcmp(a, "--check")) {
             NEEDV;
-            check = v;
+            c->check = v;
         } else if (!strcmp(a, "--bench")) {
-            do_bench = 1;
+            c->do_bench = 1;
         } else if (!strcmp(a, "--sizes")) {
             NEEDV;
-            sizes = v;
+            c->sizes = v;
         } else if (!strcmp(a, "--kinds")) {
             NEEDV;
-            kinds = v;
+            c->kinds = v;
         } else {
             return usage();
         }
     }
-    if (check) {
-        mns_pmns_params *P;
-        mns_status st = mns_pmns_params_load_var(&P, check);
-        if (st != MNS_OK) {
-            fprintf(stderr, "%s: %s\n", check, mns_last_error());
-            return 1;
-        }
-        printf("%s: ok: %s\n", check, mns_pmns_params_describe(P));
-        mns_pmns_params_free(P);
-        return 0;
-    }
-    if (do_bench)
-        return bench(sizes, kinds, &o);
-    if (random_bits) {
-        gmp_randstate_t rs;
-        gmp_randinit_default(rs);
-        gmp_randseed_ui(rs, seed);
-        mpz_urandomb(p, rs, (mp_bitcnt_t)random_bits);
-        mpz_setbit(p, (mp_bitcnt_t)random_bits - 1);
-        mpz_nextprime(p, p);
-        gmp_randclear(rs);
-        have_p = 1;
-    }
-    if (!have_p)
-        return usage();
-    mns_pmns_params *P = NULL;
-    mns_status st = mns_pmns_generate_var(&P, p, &o);
-    if (st != MNS_OK) {
-        fprintf(stderr, "mns-pmns-gen: %s: %s\n", mns_strerror(st), mns_last_error());
-        return 1;
-    }
-    if (have_p == 2) {
-        /* the options that differ from the defaults, after --pi-bits */
+    return 0;
+}
+
+/* The set P on stdout or in out, with the command that regenerates it
+ * (the options that differ from the defaults, after --pi-bits). */
+static mns_status emit(const mns_pmns_params *P, cli *c)
+{
+    if (c->have_p == 2) {
         char *t = mns_pmns_params_to_string_var(P, NULL);
         const char *opt = t ? strstr(t, " --word") : NULL;
         const char *eol = opt ? strchr(opt, '\n') : NULL;
         if (opt && eol)
-            snprintf(regen + strlen(regen), sizeof regen - strlen(regen), "%.*s", (int)(eol - opt), opt);
+            snprintf(c->regen + strlen(c->regen), sizeof c->regen - strlen(c->regen), "%.*s",
+                     (int)(eol - opt), opt);
         free(t);
     }
     fprintf(stderr, "%s (%.2f s)\n", mns_pmns_params_describe(P), mns_pmns_params_gen_seconds(P));
-    if (out) {
-        st = mns_pmns_params_save_var(P, out, regen[0] ? regen : NULL);
+    const char *regen = c->regen[0] ? c->regen : NULL;
+    if (c->out) {
+        mns_status st = mns_pmns_params_save_var(P, c->out, regen);
         if (st != MNS_OK)
             fprintf(stderr, "mns-pmns-gen: %s\n", mns_last_error());
-    } else {
-        char *t = mns_pmns_params_to_string_var(P, regen[0] ? regen : NULL);
-        if (t)
-            fputs(t, stdout);
-        free(t);
+        return st;
     }
+    char *t = mns_pmns_params_to_string_var(P, regen);
+    if (t)
+        fputs(t, stdout);
+    free(t);
+    return MNS_OK;
+}
+
+int main(int argc, char **argv)
+{
+    cli c = {.sizes = "256,512,1024,2048", .kinds = "s64:1,u52:1", .seed = 1};
+    mns_pmns_gen_opts_init(&c.o);
+    mpz_init(c.p);
+    const int bad = parse_args(argc, argv, &c);
+    if (bad)
+        return bad;
+    if (c.check) {
+        mns_pmns_params *P;
+        mns_status st = mns_pmns_params_load_var(&P, c.check);
+        if (st != MNS_OK) {
+            fprintf(stderr, "%s: %s\n", c.check, mns_last_error());
+            return 1;
+        }
+        printf("%s: ok: %s\n", c.check, mns_pmns_params_describe(P));
+        mns_pmns_params_free(P);
+        return 0;
+    }
+    if (c.do_bench)
+        return bench(c.sizes, c.kinds, &c.o);
+    if (c.random_bits) {
+        gmp_randstate_t rs;
+        gmp_randinit_default(rs);
+        gmp_randseed_ui(rs, c.seed);
+        mpz_urandomb(c.p, rs, (mp_bitcnt_t)c.random_bits);
+        mpz_setbit(c.p, (mp_bitcnt_t)c.random_bits - 1);
+        mpz_nextprime(c.p, c.p);
+        gmp_randclear(rs);
+        c.have_p = 1;
+    }
+    if (!c.have_p)
+        return usage();
+    mns_pmns_params *P = NULL;
+    mns_status st = mns_pmns_generate_var(&P, c.p, &c.o);
+    if (st != MNS_OK) {
+        fprintf(stderr, "mns-pmns-gen: %s: %s\n", mns_strerror(st), mns_last_error());
+        return 1;
+    }
+    st = emit(P, &c);
     mns_pmns_params_free(P);
-    mpz_clear(p);
+    mpz_clear(c.p);
     return st == MNS_OK ? 0 : 1;
 }
