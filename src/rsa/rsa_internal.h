@@ -223,6 +223,13 @@ void mns_rsa_plan_free(mns_rsa *key);
 mns_status mns_rsa_new_held_(mns_rsa **key, const mpz_t n, const mpz_t e, const mpz_t d,
                              const mpz_t *primes, int k, const char *spec);
 
+/* --- prime.c: the validation's probable-prime test --- */
+
+/* 1 if p passes mns_probable_prime's test (core/prime.h: trial division,
+ * the strong test to base 2), computed in a mont-ifma field (rns-ifma
+ * above 4158 bits) where the CPU has IFMA; 0 otherwise. */
+int mns_rsa_probable_prime(const mpz_t p);
+
 /* --- ready.c: the starting plan and the background tuning --- */
 
 /* The starting backend: one that needs no parameter generation
