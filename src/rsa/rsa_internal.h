@@ -235,8 +235,8 @@ int mns_rsa_probable_prime(const mpz_t p);
 /* The starting backend: one that needs no parameter generation
  * (mont-ifma with IFMA, else mont). */
 const char *mns_rsa_start_backend(void);
-/* *c <- a channel for primes[pi] on the starting backend (mont where
- * mont-ifma refuses the prime). */
+/* *c <- a channel for primes[pi] on the starting backend; with IFMA, where
+ * mont-ifma refuses the prime (above 4158 bits), rns-ifma, then mont. */
 mns_status mns_rsa_start_channel(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi);
 /* The starting plan's channels: every prime on the starting backend. */
 mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes);
