@@ -2,7 +2,7 @@
  * when a context or key is made. */
 #include "core/prime.h"
 
-int mns_probable_prime(const mpz_t p)
+int mns_prime_trial(const mpz_t p)
 {
     static const unsigned small[] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47};
     if (mpz_cmp_ui(p, 3) < 0 || mpz_even_p(p))
@@ -12,6 +12,14 @@ int mns_probable_prime(const mpz_t p)
             return 1;
         else if (mpz_divisible_ui_p(p, small[i]))
             return 0;
+    return -1;
+}
+
+int mns_probable_prime(const mpz_t p)
+{
+    int t = mns_prime_trial(p);
+    if (t >= 0)
+        return t;
     mpz_t q, x, pm1;
     mpz_inits(q, x, pm1, NULL);
     mpz_sub_ui(pm1, p, 1);

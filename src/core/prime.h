@@ -14,4 +14,9 @@
  * again fully before trusting it (the PMNS generator). 0 otherwise. */
 int mns_probable_prime(const mpz_t p);
 
+/* Its trial division alone: 0 if p is even, below 3 or has a factor up to
+ * 47 other than itself, 1 if p is one of those primes, -1 if undecided
+ * (the strong test to base 2 decides; src/rsa/prime.c runs it in a field). */
+int mns_prime_trial(const mpz_t p);
+
 #endif

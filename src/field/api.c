@@ -40,7 +40,7 @@ static mns_status ts_init(mns_field_api *a, const mpz_t p)
     return st;
 }
 
-static mns_status sqrt_init(mns_field *f)
+static mns_status sqrt_init(mns_field *f, int sqrt_data)
 {
     mns_field_api *a = &f->api;
     a->pmod8 = (unsigned)mpz_fdiv_ui(f->p, 8);
@@ -54,6 +54,10 @@ static mns_status sqrt_init(mns_field *f)
     if (a->pmod8 == 5) { /* Atkin: b = (2a)^((p - 5) / 8) */
         mpz_sub_ui(a->e_sqrt, f->p, 5);
         mpz_fdiv_q_2exp(a->e_sqrt, a->e_sqrt, 3);
+        return MNS_OK;
+    }
+    if (!sqrt_data) { /* a field that never takes a square root */
+        a->ts_none = 1;
         return MNS_OK;
     }
     return ts_init(a, f->p);
@@ -91,7 +95,7 @@ static size_t api_words(const mns_field *f)
     return m > pv ? m : pv;
 }
 
-mns_status mns_field_api_init(mns_field *f)
+mns_status mns_field_api_init(mns_field *f, int sqrt_data)
 {
     mns_field_api *a = &f->api;
     memset(a, 0, sizeof *a);
@@ -102,7 +106,7 @@ mns_status mns_field_api_init(mns_field *f)
     a->pw = mpz_limbs_read(f->p);
     mns_status st;
     if ((st = element(f, &a->zero, 0)) != MNS_OK || (st = element(f, &a->one, 1)) != MNS_OK ||
-        (st = element(f, &a->minus_one, -1)) != MNS_OK || (st = sqrt_init(f)) != MNS_OK)
+        (st = element(f, &a->minus_one, -1)) != MNS_OK || (st = sqrt_init(f, sqrt_data)) != MNS_OK)
         return st;
     a->ok = f->inst.ops->set_words && f->inst.ops->get_words &&
             api_words(f) <= MNS_FIELD_API_WORDS;

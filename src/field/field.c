@@ -274,7 +274,7 @@ static mns_status create_auto(mns_field *f, const char *spec)
     return mns_error(MNS_ENOTSUP, "auto: no backend accepts this modulus (last: %s)", last);
 }
 
-mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
+static mns_status field_new(mns_field **out, const mpz_t p, const char *spec, int sqrt_data)
 {
     mns_error_clear();
     if (out == NULL)
@@ -309,7 +309,7 @@ mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
     f->sqr = f->inst.ops->sqr;
     f->add = f->inst.ops->add;
     f->sub = f->inst.ops->sub;
-    if ((st = mns_field_api_init(f)) != MNS_OK) {
+    if ((st = mns_field_api_init(f, sqrt_data)) != MNS_OK) {
         mns_field_free(f);
         return st;
     }
@@ -320,6 +320,16 @@ mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
         mns_field_lanes_use_(f, MNS_MB52_IFMA);
     *out = f;
     return MNS_OK;
+}
+
+mns_status mns_field_new(mns_field **out, const mpz_t p, const char *spec)
+{
+    return field_new(out, p, spec, 1);
+}
+
+mns_status mns_field_new_nosqrt_(mns_field **out, const mpz_t p, const char *spec)
+{
+    return field_new(out, p, spec, 0);
 }
 
 mns_status mns_field_lanes_use_(mns_field *f, int kernel)

@@ -33,6 +33,7 @@ typedef struct mns_field_api {
     unsigned pmod8;
     unsigned ts_s;
     uint64_t *ts_c;
+    int ts_none;       /* made without it (mns_field_new_nosqrt_): no sqrt */
     mpz_t e_sqrt;      /* (p + 1) / 4, (p - 5) / 8 or (q - 1) / 2 */
     mpz_t e_half;      /* (p - 1) / 2: Euler's criterion */
 } mns_field_api;
@@ -55,8 +56,10 @@ struct mns_field {
     char describe[MNS_DESCRIBE_MAX + 1440];
 };
 
-/* Builds f->api once the backend exists (src/field/api.c); MNS_ENOMEM only. */
-mns_status mns_field_api_init(mns_field *f);
+/* Builds f->api once the backend exists (src/field/api.c); MNS_ENOMEM only.
+ * sqrt_data = 0 (mns_field_new_nosqrt_) leaves out the Tonelli-Shanks
+ * constant of p = 1 mod 8 (ts_none). */
+mns_status mns_field_api_init(mns_field *f, int sqrt_data);
 void mns_field_api_clear(mns_field *f);
 
 /* MNS_OK, or MNS_ENOTSUP with the reason when the field's elements do not

@@ -122,6 +122,9 @@ mns_status mns_field_sqrt(const mns_field *f, uint64_t *r, const uint64_t *a)
         return st;
     if (!r || !a)
         return mns_error(MNS_EINVAL, "mns_field_sqrt: NULL argument");
+    if (f->api.ts_none)
+        return mns_error(MNS_ENOTSUP, "mns_field_sqrt: a library-internal field made without "
+                                      "square-root data");
     if (f->api.pmod8 == 1 && !f->api.ts_c)
         return mns_error(MNS_ENOTSUP, "mns_field_sqrt: p is a square (no non-residue)");
     _Alignas(64) uint64_t blk[MNS_FIELD_API_WORDS];

@@ -11,6 +11,7 @@
 #include "core/cpu.h"
 #include "core/deadline.h"
 #include "core/error.h"
+#include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
 mp_limb_t *mns_rsa_limbs_of(const mpz_t a, size_t words)
@@ -125,7 +126,9 @@ mns_status mns_rsa_channel_make(mns_rsa_channel *c, const mpz_t d, const mpz_t *
     if (!c->p)
         return mns_error(MNS_ENOMEM, "rsa: out of memory");
 
-    mns_status st = mns_field_new(&c->f, *p, spec);
+    /* a channel only exponentiates: no square-root constant (for a prime =
+     * 1 mod 8 one GMP exponentiation, most of a mont-ifma channel's making) */
+    mns_status st = mns_field_new_nosqrt_(&c->f, *p, spec);
     if (st != MNS_OK)
         return st; /* mns_field_new said why */
     c->limbs = mns_field_limbs(c->f);

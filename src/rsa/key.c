@@ -7,7 +7,6 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-#include "core/prime.h"
 #include "rsa/rsa_internal.h"
 
 /* One plan's resources (the tuned plan's pool is its key's). */
@@ -57,7 +56,7 @@ static mns_status validate(const mpz_t n, const mpz_t e, const mpz_t d, const mp
     for (int i = 0; i < k && st == MNS_OK; i++) {
         if (mpz_cmp_ui(primes[i], 3) < 0 || mpz_even_p(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is not an odd number >= 3", i);
-        else if (!mns_probable_prime(primes[i]))
+        else if (!mns_rsa_probable_prime(primes[i]))
             st = mns_error(MNS_EINVAL, "rsa: prime %d is composite", i);
         for (int j = 0; j < i && st == MNS_OK; j++)
             if (mpz_cmp(primes[i], primes[j]) == 0)

@@ -55,14 +55,24 @@
 
 const char *mns_rsa_start_backend(void) { return mns_cpu_has_ifma() ? "mont-ifma" : "mont"; }
 
+/* mont-ifma serves primes up to 4158 bits. Above, rns-ifma needs no
+ * generation either (its bases are taken, not searched: 5.8 ms for an
+ * 8192-bit prime) and exponentiates 3x faster than mont, which keeps GMP's
+ * mpn products there (by an 8192-bit prime's p - 1, AMD Zen 5: 33 ms
+ * against GMP's mpz_powm 104 ms). mont serves any odd prime. */
 mns_status mns_rsa_start_channel(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi)
 {
-    const char *first = mns_rsa_start_backend();
-    mns_status st = mns_rsa_channel_make(c, d, primes, pi, first);
-    if (st != MNS_OK && first[4]) { /* mont-ifma refused this prime: mont serves any */
-        mns_rsa_channel_clear(c);
+    static const char *const ifma[] = {"mont-ifma", "rns-ifma", "mont"}, *const plain[] = {"mont"};
+    const int has = mns_cpu_has_ifma();
+    const char *const *list = has ? ifma : plain;
+    const int m = has ? 3 : 1;
+    mns_status st = MNS_ENOTSUP;
+    for (int i = 0; i < m; i++) {
+        st = mns_rsa_channel_make(c, d, primes, pi, list[i]);
+        if (st == MNS_OK || st == MNS_ENOMEM || i + 1 == m)
+            break;
+        mns_rsa_channel_clear(c); /* this backend refused the prime: the next */
         mns_error_clear();
-        st = mns_rsa_channel_make(c, d, primes, pi, "mont");
     }
     return st;
 }

@@ -228,13 +228,20 @@ void mns_rsa_plan_free(mns_rsa *key);
 mns_status mns_rsa_new_held_(mns_rsa **key, const mpz_t n, const mpz_t e, const mpz_t d,
                              const mpz_t *primes, int k, const char *spec);
 
+/* --- prime.c: the validation's probable-prime test --- */
+
+/* 1 if p passes mns_probable_prime's test (core/prime.h: trial division,
+ * the strong test to base 2), computed in a mont-ifma field (rns-ifma
+ * above 4158 bits) where the CPU has IFMA; 0 otherwise. */
+int mns_rsa_probable_prime(const mpz_t p);
+
 /* --- ready.c: the starting plan and the background tuning --- */
 
 /* The starting backend: one that needs no parameter generation
  * (mont-ifma with IFMA, else mont). */
 const char *mns_rsa_start_backend(void);
-/* *c <- a channel for primes[pi] on the starting backend (mont where
- * mont-ifma refuses the prime). */
+/* *c <- a channel for primes[pi] on the starting backend; with IFMA, where
+ * mont-ifma refuses the prime (above 4158 bits), rns-ifma, then mont. */
 mns_status mns_rsa_start_channel(mns_rsa_channel *c, const mpz_t d, const mpz_t *primes, int pi);
 /* The starting plan's channels: every prime on the starting backend. */
 mns_status mns_rsa_start_channels(mns_rsa *key, const mpz_t d, const mpz_t *primes);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mns.h"
+#include "field/field_internal.h"
 #include "testutil.h"
 
 /* the IFMA backends also with kernel=generic: their 52-bit representations
@@ -312,9 +313,49 @@ static void prime_class(mpz_t p, size_t bits, unsigned r)
     } while (!mpz_probab_prime_p(p, 30));
 }
 
+/* mns_field_new_nosqrt_ (RSA's channels): the same products as
+ * mns_field_new's field, and a square root refused with its own message
+ * on a p = 1 mod 8, which it made without the Tonelli-Shanks constant. */
+static void check_nosqrt(const char *spec)
+{
+    mpz_t p, a, r;
+    mpz_inits(p, a, r, NULL);
+    prime_class(p, 384, 1);
+    mns_field *f, *g;
+    if (mns_field_new_nosqrt_(&f, p, spec) != MNS_OK) {
+        printf("  nosqrt %s: skipped (%s)\n", spec, mns_last_error());
+        mpz_clears(p, a, r, NULL);
+        return;
+    }
+    MT_CHECK(mns_field_new(&g, p, spec) == MNS_OK, "nosqrt %s: mns_field_new: %s", spec,
+             mns_last_error());
+    const size_t L = mns_field_limbs(f);
+    uint64_t *x = calloc(L, 8), *y = calloc(L, 8), *z = calloc(L, 8);
+    mpz_urandomm(a, mt_rand, p);
+    mns_field_set_mpz(f, x, a);
+    mns_field_mul(f, y, x, x);
+    mns_field_get_mpz(f, r, y);
+    mpz_mul(a, a, a);
+    mpz_mod(a, a, p);
+    MT_CHECK(mpz_cmp(r, a) == 0, "nosqrt %s: product wrong", spec);
+    MT_CHECK(mns_field_sqrt(f, z, y) == MNS_ENOTSUP && strstr(mns_last_error(), "square-root data"),
+             "nosqrt %s: sqrt not refused with its reason: %s", spec, mns_last_error());
+    MT_CHECK(mns_field_sqrt(g, z, y) == MNS_OK, "nosqrt %s: mns_field_new's field refused sqrt: %s",
+             spec, mns_last_error());
+    free(x);
+    free(y);
+    free(z);
+    mns_field_free(f);
+    mns_field_free(g);
+    mpz_clears(p, a, r, NULL);
+}
+
 int main(void)
 {
     mt_init("test_field_api");
+    check_nosqrt("mont");
+    check_nosqrt("mont-ifma");
+    check_nosqrt("rns-ifma");
     mpz_t p, q, n;
     mpz_inits(p, q, n, NULL);
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {

@@ -362,6 +362,35 @@ static void test_pseudoprime(void)
     mpz_clears(n, e, d, p[0], p[1], l, t, in, out, NULL);
 }
 
+/* Primes above mont-ifma's 4158 bits start on rns-ifma where the CPU has
+ * IFMA (on mont elsewhere); the starting plan agrees with GMP, and the
+ * validation's prime test (in the same fields) takes the key. Not tuned:
+ * the tuned plan's channels at this size are a PMNS generation. */
+static void test_start_large(void)
+{
+    rsa_test_key t;
+    rsa_test_key_make(&t, 8320, 2, mt_rand); /* primes of 4160 bits */
+    mns_rsa *key;
+    mns_status st = mns_rsa_new_held_(&key, t.n, t.e, t.d, (const mpz_t *)t.p, 2, "auto");
+    MT_CHECK(st == MNS_OK, "ready 8320 x 2: mns_rsa_new: %s", mns_last_error());
+    if (st != MNS_OK) {
+        rsa_test_key_clear(&t);
+        return;
+    }
+    const char *start = mns_cpu_has_ifma() ? "rns-ifma" : "mont";
+    MT_CHECK(all_on(key, start), "ready 8320 x 2: the starting plan is not on %s: %s", start,
+             mns_rsa_describe(key));
+    mpz_t in, out, ref;
+    mpz_inits(in, out, ref, NULL);
+    mpz_urandomm(in, mt_rand, t.n);
+    mpz_powm(ref, in, t.d, t.n);
+    MT_CHECK(mns_rsa_private(key, out, in, 1) == MNS_OK && mpz_cmp(out, ref) == 0,
+             "ready 8320 x 2: starting plan's private operation wrong");
+    mpz_clears(in, out, ref, NULL);
+    mns_rsa_free(key);
+    rsa_test_key_clear(&t);
+}
+
 int main(int argc, char **argv)
 {
     mt_init("test_rsa_ready");
@@ -376,6 +405,7 @@ int main(int argc, char **argv)
         test_start_then_tuned(2048, 2);
         test_start_then_tuned(2048, 4);
         test_start_then_tuned(3072, 2);
+        test_start_large();
     }
     test_switch_under_load(quick ? 512 : 1024);
     test_free_while_tuning(quick ? 512 : 1024);
