@@ -78,6 +78,12 @@ static void operand_done(operand *op) { PyMem_Free(op->heap); }
  * it. */
 static int addsub(FieldObject *F, ElementObject *r, operand *x, operand *y, int sub)
 {
+    /* the library subtracts tight elements only (mns.h): a subtrahend that
+     * is itself a sum is made tight first (u52 PMNS computes a + Z - b with
+     * Z just above a tight b's coefficients, and a loose b made them wrap:
+     * -S of a sum S was wrong on pmns-ifma at 521 bits) */
+    if (sub && y->k > 1 && operand_tighten(F, y) < 0)
+        return -1;
     if (!F->full_reduce && x->k + y->k > F->kmax &&
         (operand_tighten(F, x) < 0 || operand_tighten(F, y) < 0))
         return -1;
