@@ -2,7 +2,9 @@
  * when a context or key is made. */
 #include "core/prime.h"
 
-int mns_prime_trial(const mpz_t p)
+/* 0 if p is even, below 3 or has a factor up to 47 other than itself, 1 if
+ * p is one of those primes, -1 if undecided */
+static int trial(const mpz_t p)
 {
     static const unsigned small[] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47};
     if (mpz_cmp_ui(p, 3) < 0 || mpz_even_p(p))
@@ -15,9 +17,16 @@ int mns_prime_trial(const mpz_t p)
     return -1;
 }
 
-int mns_probable_prime(const mpz_t p)
+static void gmp_pow2(void *ctx, mpz_t x, const mpz_t q, const mpz_t p)
 {
-    int t = mns_prime_trial(p);
+    (void)ctx;
+    mpz_set_ui(x, 2);
+    mpz_powm(x, x, q, p);
+}
+
+int mns_probable_prime_with(const mpz_t p, mns_prime_pow2_fn pow2, void *ctx)
+{
+    int t = trial(p);
     if (t >= 0)
         return t;
     mpz_t q, x, pm1;
@@ -25,8 +34,7 @@ int mns_probable_prime(const mpz_t p)
     mpz_sub_ui(pm1, p, 1);
     mp_bitcnt_t s = mpz_scan1(pm1, 0);
     mpz_tdiv_q_2exp(q, pm1, s);
-    mpz_set_ui(x, 2);
-    mpz_powm(x, x, q, p);
+    pow2(ctx, x, q, p);
     int ok = mpz_cmp_ui(x, 1) == 0 || mpz_cmp(x, pm1) == 0;
     for (mp_bitcnt_t i = 1; i < s && !ok; i++) {
         mpz_mul(x, x, x);
@@ -36,3 +44,5 @@ int mns_probable_prime(const mpz_t p)
     mpz_clears(q, x, pm1, NULL);
     return ok;
 }
+
+int mns_probable_prime(const mpz_t p) { return mns_probable_prime_with(p, gmp_pow2, NULL); }

@@ -14,9 +14,11 @@
  * again fully before trusting it (the PMNS generator). 0 otherwise. */
 int mns_probable_prime(const mpz_t p);
 
-/* Its trial division alone: 0 if p is even, below 3 or has a factor up to
- * 47 other than itself, 1 if p is one of those primes, -1 if undecided
- * (the strong test to base 2 decides; src/rsa/prime.c runs it in a field). */
-int mns_prime_trial(const mpz_t p);
+/* The same test with its one exponentiation, x <- 2^q mod p (q odd, p - 1
+ * = q 2^s), done by pow2 (src/rsa/prime.c: in an IFMA field); called only
+ * once trial division has not decided. The s squarings after it are GMP's
+ * (s is small: they cost under 1% of the power). */
+typedef void (*mns_prime_pow2_fn)(void *ctx, mpz_t x, const mpz_t q, const mpz_t p);
+int mns_probable_prime_with(const mpz_t p, mns_prime_pow2_fn pow2, void *ctx);
 
 #endif

@@ -1,6 +1,6 @@
 /* The probable-prime test of key validation (key.c): the test of
  * core/prime.c (trial division, one strong probable-prime test to base 2),
- * with its exponentiation in a mont-ifma field (rns-ifma above mont-ifma's
+ * with its one exponentiation in a mont-ifma field (rns-ifma above mont-ifma's
  * 4158 bits) where the CPU has AVX-512 IFMA. Why: that exponentiation was
  * most of mns_rsa_new, and of a first signature's delay (by p - 1, AMD Zen
  * 5: GMP's mpz_powm 1.9 ms at 2048 bits, 15 ms at 4096, 104 ms at 8192;
@@ -21,42 +21,30 @@
 #include "field/field_internal.h"
 #include "rsa/rsa_internal.h"
 
-int mns_rsa_probable_prime(const mpz_t p)
+/* x <- 2^q mod p in a mont-ifma (else rns-ifma) field of p; GMP where the
+ * CPU has no IFMA, both refuse p, or memory is short */
+static void field_pow2(void *ctx, mpz_t x, const mpz_t q, const mpz_t p)
 {
-    const int t = mns_prime_trial(p);
-    if (t >= 0)
-        return t;
+    (void)ctx;
     mns_field *f = NULL;
-    if (!mns_cpu_has_ifma() || (mns_field_new_nosqrt_(&f, p, "mont-ifma") != MNS_OK &&
-                                mns_field_new_nosqrt_(&f, p, "rns-ifma") != MNS_OK)) {
-        mns_error_clear(); /* both refused p: GMP decides */
-        return mns_probable_prime(p);
+    uint64_t *a = NULL, *b = NULL;
+    mpz_set_ui(x, 2);
+    if (mns_cpu_has_ifma() && (mns_field_new_nosqrt_(&f, p, "mont-ifma") == MNS_OK ||
+                               mns_field_new_nosqrt_(&f, p, "rns-ifma") == MNS_OK)) {
+        a = calloc(mns_field_limbs(f), sizeof *a);
+        b = calloc(mns_field_limbs(f), sizeof *b);
     }
-    const size_t L = mns_field_limbs(f);
-    uint64_t *a = calloc(L, sizeof *a), *b = calloc(L, sizeof *b);
-    mpz_t q, x, pm1;
-    mpz_inits(q, x, pm1, NULL);
-    int ok;
-    if (!a || !b) {
-        ok = mns_probable_prime(p);
-    } else {
-        mpz_sub_ui(pm1, p, 1);
-        const mp_bitcnt_t s = mpz_scan1(pm1, 0);
-        mpz_tdiv_q_2exp(q, pm1, s);
-        mpz_set_ui(x, 2);
+    mns_error_clear(); /* a refusal only means GMP decides */
+    if (a && b) {
         (void)mns_field_set_mpz(f, a, x);
-        mns_field_powm(f, b, a, q); /* 2^q */
+        mns_field_powm(f, b, a, q);
         mns_field_get_mpz(f, x, b);
-        ok = mpz_cmp_ui(x, 1) == 0 || mpz_cmp(x, pm1) == 0;
-        for (mp_bitcnt_t i = 1; i < s && !ok; i++) {
-            mns_field_sqr(f, b, b);
-            mns_field_get_mpz(f, x, b);
-            ok = mpz_cmp(x, pm1) == 0;
-        }
+    } else {
+        mpz_powm(x, x, q, p);
     }
-    mpz_clears(q, x, pm1, NULL);
     free(a);
     free(b);
     mns_field_free(f);
-    return ok;
 }
+
+int mns_rsa_probable_prime(const mpz_t p) { return mns_probable_prime_with(p, field_pow2, NULL); }
