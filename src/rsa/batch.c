@@ -96,7 +96,9 @@ static size_t stage_words(const mns_rsa *key)
  * their canonical result as s_i, skipping the field's representation both
  * ways (which cost a set_words and a get_words per operation each way:
  * 11-12k of 271k ticks per RSA-2048 signature on pmns-mp-ifma channels,
- * Zen 5); the others enter and leave the field as the single call does. */
+ * Zen 5); the others, and a group of one (which powm_n runs as the single
+ * call, not in eight lanes), enter and leave the field as the single call
+ * does. */
 static void channel_stage(const mns_rsa *key, int ci, mns_rsa_slot *const *sl, size_t n,
                           uint64_t *work)
 {
@@ -106,7 +108,7 @@ static void channel_stage(const mns_rsa *key, int ci, mns_rsa_slot *const *sl, s
     mpz_t e[GROUP];
     for (size_t j = 0; j < n; j++)
         e[j][0] = c->dexp[0]; /* read only: the same limbs */
-    if (c->getw) {
+    if (c->getw && n > 1) { /* a group of one: the single call's path below */
         for (size_t j = 0; j < n; j++)
             memcpy(X + j * pn, mns_rsa_channel_reduce(c, sl[j]->in, nn, sl[j]->chs[ci]),
                    pn * sizeof(uint64_t));
@@ -144,7 +146,7 @@ static void lanes_group(const batch_call *b, mns_rsa_slot *const *sl, size_t fir
         mns_rsa_crt_slot(key, sl[j]);
     }
     int ok[GROUP];
-    if (mns_rsa_check_lanes_ok(key))
+    if (n > 1 && mns_rsa_check_lanes_ok(key)) /* one: eight lanes would cost more */
         mns_rsa_check_lanes(key, sl, n, work, ok);
     else
         for (size_t j = 0; j < n; j++)

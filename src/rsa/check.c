@@ -60,9 +60,6 @@ static void check_job(void *arg, int i)
     cc->diff[i] = mns_rsa_channel_check(&key->ch[i], cc->sl->x, key->e, key->nn, cc->sl->chs[i]);
 }
 
-/* 1 if x (xn words) is below n and x^e = in (mod n). The verdict is public;
- * in the channels' fields the work is constant time (their moduli are
- * secret). With threads > 1 the channels' checks share the key's pool. */
 int mns_rsa_check_range(const mns_rsa *key, const mns_rsa_slot *sl)
 {
     const size_t nn = key->nn;
@@ -72,6 +69,9 @@ int mns_rsa_check_range(const mns_rsa *key, const mns_rsa_slot *sl)
     return mpn_cmp(sl->x, mpz_limbs_read(key->n), (mp_size_t)nn) < 0;
 }
 
+/* 1 if x (xn words) is below n and x^e = in (mod n). The verdict is public;
+ * in the channels' fields the work is constant time (their moduli are
+ * secret). With threads > 1 the channels' checks share the key's pool. */
 int mns_rsa_check_ok(const mns_rsa *key, mns_rsa_slot *sl, int threads)
 {
     const size_t nn = key->nn;
