@@ -92,7 +92,7 @@ calibrate-generic: build
 # tune/ifma-zen5.txt on AMD Zen 5 with AVX-512 IFMA, tune/ifma.txt on other
 # CPUs with IFMA, tune/adx.txt where the CPU has mulx/adx but no IFMA; and
 # tune/generic.txt under MNS_CPU=generic.
-tune: build
+tune: build deps-py
 	@cls=$$($(BUILD)/bench/mns-tune --class); \
 	if [ "$$cls" != generic ]; then \
 	  png=docs/auto-$$cls.png; [ "$$cls" = ifma ] && png=docs/auto.png; \

@@ -8,6 +8,8 @@
  *   gmp-powm-sec      mpz_powm_sec                               modexp
  *   openssl-mont      BN_mod_mul_montgomery (a == b for modsqr)  modmul, modsqr
  *   openssl-mont-ct   BN_mod_exp_mont_consttime                  modexp
+ *   ipp-rsa           IPP ippsRSA_Decrypt, type-1 key n = p      modexp
+ *                     (where IPP was found: baseline_ipp.c)
  */
 #ifndef MNS_BENCH_BASELINES_H
 #define MNS_BENCH_BASELINES_H
@@ -22,6 +24,8 @@ int mb_gmp_mont_new(mb_impl *out, const mpz_t p);
 int mb_gmp_powm_sec_new(mb_impl *out, const mpz_t p);
 int mb_openssl_mont_new(mb_impl *out, const mpz_t p);
 int mb_openssl_mont_ct_new(mb_impl *out, const mpz_t p);
+/* 1: not built with IPP, or p outside its RSA sizes (no column) */
+int mb_ipp_exp_new(mb_impl *out, const mpz_t p);
 
 /* "OpenSSL 3.0.x ..." */
 const char *mb_openssl_version(void);

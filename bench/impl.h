@@ -15,7 +15,7 @@ typedef enum { MB_MODMUL, MB_MODSQR, MB_MODEXP, MB_NOPS } mb_op;
 
 extern const char *const mb_op_names[MB_NOPS];
 
-typedef enum { MB_KIND_MNS, MB_KIND_GMP, MB_KIND_OPENSSL } mb_kind;
+typedef enum { MB_KIND_MNS, MB_KIND_GMP, MB_KIND_OPENSSL, MB_KIND_IPP } mb_kind;
 
 #define MB_DESCRIBE_MAX 512
 

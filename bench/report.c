@@ -15,7 +15,7 @@
 #include "primes.h"
 #include "run.h"
 
-static const char *const kind_names[] = {"mns", "gmp", "openssl"};
+static const char *const kind_names[] = {"mns", "gmp", "openssl", "ipp"};
 
 const mb_result *mb_find(const mb_run *run, mb_op op, unsigned bits, const char *impl)
 {
@@ -203,6 +203,44 @@ static void print_ratio_table(const mb_run *run, mb_op op, FILE *out)
     }
 }
 
+/* auto and the fastest mns column against Intel's single-buffer exponentiation
+ * (ipp-rsa, where IPP was found): the comparison "auto" must not lose */
+static void print_ipp_table(const mb_run *run, FILE *out)
+{
+    int any = 0;
+    for (size_t s = 0; s < run->nsizes; s++)
+        any |= mb_best_of_kind(run, MB_MODEXP, run->sizes[s], MB_KIND_IPP) != 0;
+    if (!any)
+        return;
+    fprintf(out, "\n== modexp: against Intel IPP's single-buffer exponentiation (ippsRSA_Decrypt, "
+                 "type-1 key n = p); xIPP = IPP / mns (> 1: mns faster)\n");
+    fprintf(out, "%6s %12s %12s %7s  %-16s %7s\n", "bits", "ipp-rsa", "auto", "xIPP", "fastest mns",
+            "xIPP");
+    for (size_t s = 0; s < run->nsizes; s++) {
+        const unsigned bits = run->sizes[s];
+        const uint64_t i = mb_best_of_kind(run, MB_MODEXP, bits, MB_KIND_IPP);
+        if (!i)
+            continue;
+        const mb_result *a = mb_find(run, MB_MODEXP, bits, "auto");
+        const mb_result *best = NULL;
+        for (size_t k = 0; k < run->nres; k++) {
+            const mb_result *r = &run->res[k];
+            if (r->op == MB_MODEXP && r->bits == bits && r->kind == MB_KIND_MNS &&
+                (!best || r->ticks < best->ticks))
+                best = r;
+        }
+        char at[24] = "-", ax[16] = "-", bx[16] = "-";
+        if (a) {
+            snprintf(at, sizeof at, "%llu", (unsigned long long)a->ticks);
+            snprintf(ax, sizeof ax, "%.2f", (double)i / (double)a->ticks);
+        }
+        if (best)
+            snprintf(bx, sizeof bx, "%.2f", (double)i / (double)best->ticks);
+        fprintf(out, "%6u %12llu %12s %7s  %-16s %7s\n", bits, (unsigned long long)i, at, ax,
+                best ? best->impl : "-", bx);
+    }
+}
+
 void mb_report_tables(const mb_run *run, FILE *out)
 {
     for (int op = 0; op < MB_NOPS; op++) {
@@ -211,6 +249,8 @@ void mb_report_tables(const mb_run *run, FILE *out)
         print_ticks_table(run, (mb_op)op, out);
         print_ratio_table(run, (mb_op)op, out);
     }
+    if (run->ops[MB_MODEXP])
+        print_ipp_table(run, out);
 
     fprintf(out, "\n== implementations (mns: mns_field_describe at each size)\n");
     for (size_t c = 0; c < run->ncolumns; c++) {
@@ -357,6 +397,9 @@ int mb_report_json(const mb_run *run, const char *path)
                 fprintf(f, ", \"x_gmp\": %.4f", (double)g / (double)r->ticks);
             if (o)
                 fprintf(f, ", \"x_openssl\": %.4f", (double)o / (double)r->ticks);
+            const uint64_t i = mb_best_of_kind(run, r->op, r->bits, MB_KIND_IPP);
+            if (i)
+                fprintf(f, ", \"x_ipp\": %.4f", (double)i / (double)r->ticks);
             fprintf(f, ", \"setup_s\": %.4f", r->setup_s);
         }
         fprintf(f, ", \"describe\": ");

@@ -70,7 +70,7 @@ typedef struct mb_run {
     char *specs[MB_MAX_SPECS];
     size_t nspecs;
     int specs_given;
-    int baselines;       /* bit 0: GMP, bit 1: OpenSSL */
+    int baselines;       /* bit 0: GMP, bit 1: OpenSSL, bit 2: IPP */
     unsigned long seed;
     int pseudo_mersenne; /* --moduli pseudo-mersenne: primes 2^W - small (mb_prime_pm) */
     int threads;

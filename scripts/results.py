@@ -10,7 +10,8 @@ the CPU that made it, replacing that class's previous one (git keeps the
 history), with the plot beside the JSON if there is one. The README's text
 between the results markers is then rewritten: one table per class, auto
 (what mns_field_new(p, "auto") gives) against the best of GMP and of OpenSSL
-in the same process, modmul and modexp."""
+in the same process, modmul and modexp, and where IPP was linked against
+Intel's single-buffer exponentiation."""
 import argparse
 import glob
 import json
@@ -63,7 +64,7 @@ def from_json(path):
     for r in run["results"]:
         if r.get("kind") == "mns" and r["impl"] == "auto":
             rows[(r["op"], r["bits"])] = (r["ticks"], r.get("x_gmp"), r.get("x_openssl"),
-                                          r.get("describe", "").split()[0])
+                                          r.get("describe", "").split()[0], r.get("x_ipp"))
     core = amd_core(cpu.get("signature", "")) if "AMD" in cpu.get("model", "") else ""
     machine = (f"{cpu.get('model', '?')}{' ' + core if core else ''} ({cpu.get('signature', '?')}, "
                f"{cpu.get('features', '')}); "
@@ -116,7 +117,7 @@ def from_text(path):
                 continue
             x = xs.get(bits, [])
             rows[(op, bits)] = (t, num(x[xcol]) if x else None, num(x[xcol + 1]) if x else None,
-                                describe.get(bits, "?"))
+                                describe.get(bits, "?"), None)
     return {"machine": meta.get("machine", "?"), "date": meta.get("date", "?"), "rows": rows}
 
 
@@ -140,14 +141,20 @@ def fmt_ticks(t):
 
 def table(cls, path, run):
     rel = os.path.relpath(path, ROOT)
+    # x IPP: Intel's single-buffer exponentiation, in runs where IPP was linked
+    ipp = any(r[4] is not None for (op, _), r in run["rows"].items() if op == "modexp")
     out = [f"**{cls}**: {run['machine']}; {run['date']} ([raw]({rel}))", "",
-           "| bits | modmul ticks | backend | x GMP | x OpenSSL | modexp ticks | backend | x GMP | x OpenSSL |",
-           "|---:|---:|---|---:|---:|---:|---|---:|---:|"]
+           "| bits | modmul ticks | backend | x GMP | x OpenSSL | modexp ticks | backend | x GMP | x OpenSSL |"
+           + (" x IPP |" if ipp else ""),
+           "|---:|---:|---|---:|---:|---:|---|---:|---:|" + ("---:|" if ipp else "")]
     for bits in sorted({b for (_, b) in run["rows"]} & SIZES):
         cells = [str(bits)]
         for op in OPS:
             r = run["rows"].get((op, bits))
             cells += [fmt_ticks(r[0]), r[3], fmt_x(r[1]), fmt_x(r[2])] if r else ["-"] * 4
+        if ipp:
+            r = run["rows"].get(("modexp", bits))
+            cells.append(fmt_x(r[4] if r else None))
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
