@@ -4,7 +4,7 @@
  * depends on them as a use of uninitialised data.
  *
  * Usage: ctime SPEC [SPEC...]   (run under valgrind --error-exitcode=...)
- * Each spec runs mul, sqr, add, sub, reduce and powm on several moduli, and
+ * Each spec runs mul, sqr, add, sub, reduce, powm and inv on several moduli, and
  * the element API of mns.h (set_bytes, get_bytes, equal, is_zero, cmov,
  * cswap, neg, inv, sqrt, legendre) on one prime of each square-root class:
  * 2^256 - 189 (3 mod 4), 2^255 - 19 (5 mod 8), P-224 (1 mod 2^96). inv and
@@ -73,12 +73,15 @@ static int run(const char *spec, const char *pstr)
         SECRET(el, 8 * (mpz_size(e) - 1));
     mns_field_powm(f, R, A, e);
     PUBLIC(el, 8 * mpz_size(e));
+    /* inversion at every size here: each of safegcd's limb-count copies */
+    const mns_status si = mns_field_inv(f, B, A);
 
     PUBLIC(R, 8 * L);
     PUBLIC(A, 8 * L);
     PUBLIC(B, 8 * L);
     mns_field_get_mpz(f, a, R);
-    printf("ctime: %s on %zu-bit p: ran (%s)\n", spec, mpz_sizeinbase(p, 2), mns_field_describe(f));
+    printf("ctime: %s on %zu-bit p: ran (inv %d; %s)\n", spec, mpz_sizeinbase(p, 2), (int)si,
+           mns_field_describe(f));
     free(A);
     free(B);
     free(R);
